@@ -1,0 +1,1 @@
+"""Dice fairness audit: statistics on recorded throws (scipy)."""

@@ -1,0 +1,3 @@
+from dicebridge.cli import main
+
+raise SystemExit(main())

@@ -1,0 +1,46 @@
+"""The `dicebridge` command line.
+
+Subcommands register themselves through small ``add_subcommand`` functions so
+that each lives beside the code it drives.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from collections.abc import Sequence
+
+from dicebridge import __version__
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="dicebridge",
+        description="Physical-dice bridge: real dice in, exact game mechanics out.",
+    )
+    parser.add_argument("--version", action="version", version=f"dicebridge {__version__}")
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND", required=True)
+
+    from dicebridge import demo, odds
+    from dicebridge.bench import add_subcommand as add_bench
+
+    odds.add_subcommand(sub)
+    add_bench(sub)
+    demo.add_subcommand(sub)
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    try:
+        return int(args.handler(args))
+    except KeyboardInterrupt:
+        print("interrupted", file=sys.stderr)
+        return 130
+    except BrokenPipeError:  # `dicebridge odds ... | head`
+        return 0
+
+
+if __name__ == "__main__":  # pragma: no cover
+    raise SystemExit(main())

@@ -1,0 +1,1 @@
+"""The appliance's local web page and HTTP/WebSocket API (FastAPI)."""
