@@ -143,6 +143,7 @@ def format_table(rows: list[dict[str, Any]]) -> str:
     if ratios:
         lines.append(
             f"\n{len(rows)} cases; slowest ratio {min(ratios):.1f}x, "
-            f"{sum(x >= TARGET_RATIO for x in ratios)}/{len(ratios)} at or above {TARGET_RATIO:.0f}x"
+            f"{sum(x >= TARGET_RATIO for x in ratios)}/{len(ratios)} "
+            f"at or above {TARGET_RATIO:.0f}x"
         )
     return "\n".join(lines)

@@ -157,9 +157,8 @@ def to_text(report: OddsReport, bar_width: int = 40) -> str:
         for x, w in d.items():
             mark = "#" if report.success_from is not None and x >= report.success_from else "."
             bar = mark * max(1 if w else 0, round(bar_width * w / peak))
-            lines.append(
-                f"  {x:>8}  {_percent(w / total):>9}  {_percent(tails[x - d.low] / total):>9}  {bar}"
-            )
+            at_least = _percent(tails[x - d.low] / total)
+            lines.append(f"  {x:>8}  {_percent(w / total):>9}  {at_least:>9}  {bar}")
         if report.success_from is not None:
             lines.append("  (# marks the outcomes that succeed)")
     for note in report.notes:
