@@ -1,0 +1,133 @@
+"""`dicebridge odds dphi`: the chance of a σdφ + μ check."""
+
+from __future__ import annotations
+
+import argparse
+
+from dicebridge.odds import OddsInputError, OddsReport
+from mechanics import dphi
+
+HELP = "dφ: one roll of σdφ + μ succeeds when positive (swing 8, hops, static, critical)"
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "--might", type=float, required=True, metavar="M", help="the roll's might μ"
+    )
+    parser.add_argument(
+        "--swing",
+        type=float,
+        default=dphi.BASE_SWING,
+        metavar="S",
+        help=f"the base swing σ before modifiers (default {dphi.BASE_SWING:g})",
+    )
+    parser.add_argument(
+        "--hops", type=float, default=0.0, metavar="H", help="swing modifier in hops (20ℏ = ×2)"
+    )
+    parser.add_argument(
+        "--static",
+        action="store_true",
+        help="against a static challenge (a trap, a wall): −10ℏ",
+    )
+    parser.add_argument(
+        "--critical",
+        type=float,
+        default=0.0,
+        metavar="C",
+        help="critical boost: the chance stays within [C, 1−C] (0.05 = a d20's crits)",
+    )
+    parser.add_argument(
+        "--ally",
+        type=float,
+        action="append",
+        default=[],
+        metavar="M",
+        help="a collaborator's might, added (repeatable)",
+    )
+    parser.add_argument(
+        "--opponent",
+        type=float,
+        action="append",
+        default=[],
+        metavar="M",
+        help="an opponent's might, subtracted (repeatable)",
+    )
+    parser.add_argument(
+        "--against",
+        type=float,
+        action="append",
+        default=[],
+        metavar="M",
+        help="compare the one roll with each of several mights (repeatable)",
+    )
+    parser.add_argument(
+        "--versus",
+        type=float,
+        metavar="M2",
+        help="PC against PC, both rolling at −10ℏ: the chance that --might beats M2",
+    )
+
+
+def _signed(x: float) -> str:
+    return f"- {abs(x):g}" if x < 0 else f"+ {x:g}"
+
+
+def compute(args: argparse.Namespace) -> OddsReport:
+    try:
+        if args.versus is not None:
+            return _versus(args)
+        result = dphi.check(
+            [args.might, *args.ally],
+            args.opponent,
+            swing=args.swing,
+            hops=args.hops,
+            static=args.static,
+            critical=args.critical,
+        )
+    except ValueError as err:
+        raise OddsInputError(str(err)) from None
+    roll = result.roll
+    facts: list[tuple[str, object]] = [
+        ("swing", roll.swing),
+        ("might", roll.might),
+        ("might / swing", roll.z),
+    ]
+    if roll.swing > 0:
+        facts += [(f"{q:.0%} of rolls fall below", roll.quantile(q)) for q in (0.05, 0.5, 0.95)]
+    notes = []
+    if args.static:
+        notes.append("static challenge: −10ℏ applied, since objects do not roll")
+    if args.critical:
+        notes.append(f"critical boost {args.critical:g}: chance clamped to [C, 1−C]")
+    if args.against:
+        each, all_of_them = dphi.against_each(roll, args.against)
+        facts += [(f"P(beats {m:g})", p) for m, p in zip(args.against, each, strict=True)]
+        facts.append(("P(beats all)", all_of_them))
+    description = f"{roll.swing:.4g}dφ {_signed(roll.might)} > 0"
+    return OddsReport(
+        system="dphi",
+        description=description,
+        probability=result.p_success,
+        exact=None,
+        facts=facts,
+        notes=notes,
+    )
+
+
+def _versus(args: argparse.Namespace) -> OddsReport:
+    if args.static or args.ally or args.opponent or args.against:
+        raise OddsInputError("--versus (PC against PC) cannot be combined with other opponents")
+    contest = dphi.pc_vs_pc(args.might, args.versus, swing=args.swing, hops=args.hops)
+    p = dphi.clamp_chance(contest.p_first_wins, args.critical)
+    s = contest.first.swing
+    return OddsReport(
+        system="dphi",
+        description=(
+            f"{s:.4g}dφ {_signed(args.might)} against {s:.4g}dφ {_signed(args.versus)}:"
+            " higher roll wins"
+        ),
+        probability=p,
+        exact=None,
+        facts=(("split swing", s), ("P(second wins)", 1.0 - p)),
+        notes=("each PC rolls at −10ℏ, so the chance is the same as one unsplit roll",),
+    )

@@ -1,0 +1,61 @@
+"""`dicebridge odds dphi` through the real command line entry point."""
+
+from __future__ import annotations
+
+import json
+import math
+
+import pytest
+
+from dicebridge.cli import main
+from mechanics.dphi import phi
+
+
+def odds(capsys: pytest.CaptureFixture[str], *argv: str) -> dict[str, object]:
+    assert main(["odds", "dphi", *argv, "--json"]) == 0
+    out: dict[str, object] = json.loads(capsys.readouterr().out)
+    return out
+
+
+def test_jarvil(capsys: pytest.CaptureFixture[str]) -> None:
+    out = odds(capsys, "--might", "0.5")
+    assert out["probability"] == pytest.approx(0.52491, abs=1e-5)
+    assert out["exact"] is None
+    assert out["swing"] == 8.0
+
+
+def test_hops_static_and_critical(capsys: pytest.CaptureFixture[str]) -> None:
+    assert odds(capsys, "--might", "-13", "--hops", "16")["probability"] == pytest.approx(
+        0.175, abs=5e-4
+    )
+    static = odds(capsys, "--might", "-1", "--static")
+    assert static["swing"] == pytest.approx(8 / math.sqrt(2))
+    assert odds(capsys, "--might", "-40", "--critical", "0.05")["probability"] == 0.05
+
+
+def test_allies_opponents_and_several_targets(capsys: pytest.CaptureFixture[str]) -> None:
+    out = odds(capsys, "--might", "5", "--ally", "3", "--opponent", "6")
+    assert out["might"] == 2.0
+    out = odds(capsys, "--might", "8", "--against", "5", "--against", "11")
+    assert out["p_beats_5"] == pytest.approx(phi(3 / 8))
+    assert out["p_beats_all"] == pytest.approx(phi(-3 / 8))
+
+
+def test_versus_splits_the_swing(capsys: pytest.CaptureFixture[str]) -> None:
+    out = odds(capsys, "--might", "6", "--versus", "4")
+    assert out["split_swing"] == pytest.approx(5.6569, abs=5e-5)
+    assert out["probability"] == pytest.approx(phi(2 / 8))
+
+
+def test_text_output_reads_well(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["odds", "dphi", "--might", "0.5"]) == 0
+    text = capsys.readouterr().out
+    assert text.splitlines()[0] == "8dφ + 0.5 > 0"
+    assert "P(success) = 52.49%" in text
+
+
+def test_bad_input_is_a_clear_error(capsys: pytest.CaptureFixture[str]) -> None:
+    with pytest.raises(SystemExit, match="critical boost must be in"):
+        main(["odds", "dphi", "--might", "1", "--critical", "0.7"])
+    with pytest.raises(SystemExit, match="negative"):
+        main(["odds", "dphi", "--might", "1", "--swing", "-2"])
