@@ -45,7 +45,7 @@ def phi_inverse(p: float) -> float:
 
 def hops_to_factor(hops: float) -> float:
     """The swing multiplier of a modifier of ``hops``ℏ (10ℏ → √2, −20ℏ → 1/2)."""
-    return 2.0 ** (hops / HOPS_PER_DOUBLING)
+    return math.pow(2.0, hops / HOPS_PER_DOUBLING)
 
 
 def factor_to_hops(factor: float) -> float:
