@@ -95,7 +95,8 @@ def opposed(participants: Sequence[Participant]) -> OpposedOdds:
                 term *= o.p_less(value)
             chance += term
         wins.append(chance)
-    return OpposedOdds(tuple(p.name for p in participants), tuple(wins), 1 - sum(wins))
+    tie = 1 - sum(wins, Fraction(0))
+    return OpposedOdds(tuple(p.name for p in participants), tuple(wins), tie)
 
 
 # --- experience ------------------------------------------------------------------------------
@@ -103,7 +104,7 @@ def xp_cost(level: int) -> int:
     """XP to raise an ability from ``level`` (unmodified) to the next: 2^level."""
     if level < 0:
         raise ValueError(f"an unmodified level cannot be negative ({level})")
-    return 2**level
+    return 1 << level
 
 
 def total_xp(level: int) -> int:
