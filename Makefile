@@ -18,7 +18,7 @@ lint: $(STAMP)
 # mechanics/ is held to mypy --strict; the rest to the default checks.
 typecheck: $(STAMP)
 	$(BIN)/mypy --strict mechanics
-	$(BIN)/mypy dicebridge vision firmware_host hardware server audit tests benchmarks
+	$(BIN)/mypy dicebridge vision firmware_host hardware server audit tests
 
 pytest: $(STAMP)
 	$(BIN)/python -m pytest

@@ -2,27 +2,12 @@
 
 from __future__ import annotations
 
-import importlib
 import json
 from fractions import Fraction
 
 import pytest
 
-import dicebridge.odds as odds
 from dicebridge.cli import main
-
-
-@pytest.fixture(autouse=True)
-def only_importable_systems(monkeypatch: pytest.MonkeyPatch) -> None:
-    """Register only the systems whose modules exist yet (all of them once every one lands)."""
-    present = []
-    for name in odds.SYSTEMS:
-        try:
-            importlib.import_module(f"dicebridge.odds.{name}")
-        except ModuleNotFoundError:
-            continue
-        present.append(name)
-    monkeypatch.setattr(odds, "SYSTEMS", tuple(present))
 
 
 def run_json(capsys: pytest.CaptureFixture[str], *argv: str) -> dict[str, object]:

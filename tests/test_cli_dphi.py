@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import math
+from typing import Any
 
 import pytest
 
@@ -11,9 +12,9 @@ from dicebridge.cli import main
 from mechanics.dphi import phi
 
 
-def odds(capsys: pytest.CaptureFixture[str], *argv: str) -> dict[str, object]:
+def odds(capsys: pytest.CaptureFixture[str], *argv: str) -> dict[str, Any]:
     assert main(["odds", "dphi", *argv, "--json"]) == 0
-    out: dict[str, object] = json.loads(capsys.readouterr().out)
+    out: dict[str, Any] = json.loads(capsys.readouterr().out)
     return out
 
 

@@ -13,6 +13,7 @@ below the same 1e-15, and compares on the same outcomes.
 
 from __future__ import annotations
 
+import warnings
 from fractions import Fraction
 from typing import Any
 
@@ -45,13 +46,16 @@ def _case(net: bool) -> BenchCase:
     def dyce_peer() -> Any:
         from dyce import H
         from dyce.evaluation import expand
+        from dyce.lifecycle import ExperimentalWarning
 
         def go_on(result: Any, *, left: int) -> Any:
             if result.outcome == 1 and left:
                 return expand(go_on, result.h, left=left - 1, min_path_probability=Fraction(0)) + 1
             return result.outcome
 
-        count = expand(go_on, H({0: 1, 1: 4}), left=depth, min_path_probability=Fraction(0))
+        with warnings.catch_warnings():  # dyce marks expand as experimental
+            warnings.simplefilter("ignore", ExperimentalWarning)
+            count = expand(go_on, H({0: 1, 1: 4}), left=depth, min_path_probability=Fraction(0))
         return count - count if net else count
 
     def answer(result: Any) -> list[float]:

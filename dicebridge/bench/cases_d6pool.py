@@ -13,6 +13,7 @@ explodes ``cap`` times has already reached the cap, so an explosion depth of
 
 from __future__ import annotations
 
+import warnings
 from typing import Any
 
 from dicebridge.bench.case import BenchCase
@@ -51,6 +52,7 @@ def _case(fate: Fate, cap: int) -> BenchCase:
 
         from dyce import H
         from dyce.evaluation import expand
+        from dyce.lifecycle import ExperimentalWarning
 
         faces = H({0: lose, 1: win, 2: explode}) if explode else H({0: lose, 1: win})
 
@@ -63,7 +65,9 @@ def _case(fate: Fate, cap: int) -> BenchCase:
                 )
             return result.outcome
 
-        one = expand(chain, faces, depth=cap, min_path_probability=Fraction(0))
+        with warnings.catch_warnings():  # dyce marks expand as experimental
+            warnings.simplefilter("ignore", ExperimentalWarning)
+            one = expand(chain, faces, depth=cap, min_path_probability=Fraction(0))
         return [(n @ one).apply(lambda s: min(s, cap)) for n in POOLS]
 
     def answer(results: list[Any]) -> list[float]:

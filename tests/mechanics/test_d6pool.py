@@ -57,7 +57,7 @@ def chain_oracle(dice: int, cap: int, fate: Fate) -> dict[int, Fraction]:
         return total
 
     pmf = {k: exactly(dice, k) for k in range(cap)}
-    pmf[cap] = 1 - sum(pmf.values())
+    pmf[cap] = 1 - sum(pmf.values(), Fraction(0))
     return {k: p for k, p in pmf.items() if p}
 
 

@@ -148,7 +148,7 @@ def test_example_4_the_race() -> None:
 
 def test_opposed_matches_enumeration() -> None:
     people = [Participant("a", 1, 2), Participant("b", 0, 2), Participant("c", 2, 1)]
-    wins = Counter()
+    wins: Counter[int | str] = Counter()
     for faces in itertools.product((-1, 0, 1), repeat=5):
         totals = [1 + faces[0] + faces[1], 0 + faces[2] + faces[3], 2 + faces[4]]
         top = max(totals)
