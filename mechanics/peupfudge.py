@@ -21,13 +21,13 @@ def fudge(n: int) -> Distribution:
     """The sum of ``n`` Fudge dice, outcomes −n..n, total weight 3^n."""
     if n < 0:
         raise ValueError(f"cannot roll a negative number of Fudge dice ({n})")
-    weights = [0] * (2 * n + 1)
-    weights[0] = 1
-    if n:
-        weights[1] = n
-    for k in range(1, 2 * n):
-        weights[k + 1] = ((n - k) * weights[k] + (2 * n - k + 1) * weights[k - 1]) // (k + 1)
-    return Distribution(-n, tuple(weights))
+    # The weights are symmetric: run the recurrence to the middle and mirror it.
+    half = [1]
+    previous, current = 0, 1
+    for k in range(n):
+        current, previous = ((n - k) * current + (2 * n - k + 1) * previous) // (k + 1), current
+        half.append(current)
+    return Distribution(-n, (*half, *half[-2::-1]))
 
 
 @dataclass(frozen=True, slots=True)
