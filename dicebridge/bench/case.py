@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -25,3 +25,17 @@ class BenchCase:
     answer: Callable[[Any], list[float]] | None = None
     tolerance: float = 1e-9
     notes: tuple[str, ...] = field(default_factory=tuple)
+
+
+def float_pmf(result: Any, outcomes: Iterable[int]) -> list[float]:
+    """Float probabilities of ``outcomes`` from our Distribution, an icepool Die or a dyce H."""
+    from mechanics.distribution import Distribution
+
+    if isinstance(result, Distribution):
+        total = result.total
+        return [result.weight(k) / total for k in outcomes]
+    if hasattr(result, "quantity"):  # icepool Die
+        denominator = result.denominator()
+        return [result.quantity(k) / denominator for k in outcomes]
+    total = result.total  # dyce H
+    return [result.get(k, 0) / total for k in outcomes]

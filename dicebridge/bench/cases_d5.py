@@ -17,7 +17,7 @@ import warnings
 from fractions import Fraction
 from typing import Any
 
-from dicebridge.bench.case import BenchCase
+from dicebridge.bench.case import BenchCase, float_pmf
 from mechanics.d5 import NetResult, StopCount
 from mechanics.distribution import Distribution
 
@@ -59,12 +59,7 @@ def _case(net: bool) -> BenchCase:
         return count - count if net else count
 
     def answer(result: Any) -> list[float]:
-        outcomes = range(low, top + 1)
-        if isinstance(result, Distribution):
-            return [result.weight(k) / result.total for k in outcomes]
-        if hasattr(result, "quantity"):
-            return [result.quantity(k) / result.denominator() for k in outcomes]
-        return [result.get(k, 0) / result.total for k in outcomes]
+        return float_pmf(result, range(low, top + 1))
 
     return BenchCase(
         case=f"d5 {'net result' if net else 'single count'} to 1e-15",

@@ -16,7 +16,7 @@ from __future__ import annotations
 import warnings
 from typing import Any
 
-from dicebridge.bench.case import BenchCase
+from dicebridge.bench.case import BenchCase, float_pmf
 from mechanics.d6pool import MORTAL_CAP, SUPERNATURAL_CAP, Fate, wins
 from mechanics.distribution import Distribution
 
@@ -71,15 +71,7 @@ def _case(fate: Fate, cap: int) -> BenchCase:
         return [(n @ one).apply(lambda s: min(s, cap)) for n in POOLS]
 
     def answer(results: list[Any]) -> list[float]:
-        out: list[float] = []
-        for r in results:
-            if isinstance(r, Distribution):
-                out += [r.weight(k) / r.total for k in range(cap + 1)]
-            elif hasattr(r, "quantity"):  # icepool Die
-                out += [r.quantity(k) / r.denominator() for k in range(cap + 1)]
-            else:  # dyce H
-                out += [r.get(k, 0) / r.total for k in range(cap + 1)]
-        return out
+        return [p for r in results for p in float_pmf(r, range(cap + 1))]
 
     return BenchCase(
         case=f"d6pool {fate.name.lower()} cap {cap} N=1..20",

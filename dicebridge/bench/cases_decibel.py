@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from dicebridge.bench.case import BenchCase
+from dicebridge.bench.case import BenchCase, float_pmf
 from mechanics.decibel import FACES, outcome_distribution
 from mechanics.distribution import Distribution
 
@@ -70,11 +70,4 @@ def _case(pool: int, discard: int) -> BenchCase:
 
 def _pmf(result: Any) -> list[float]:
     """Float pmf over outcomes 0..19 from our Distribution, an icepool Die or a dyce H."""
-    if isinstance(result, Distribution):
-        total = result.total
-        return [result.weight(x) / total for x in range(FACES)]
-    if hasattr(result, "quantity"):  # icepool Die
-        denominator = result.denominator()
-        return [result.quantity(x) / denominator for x in range(FACES)]
-    total = result.total  # dyce H
-    return [result.get(x, 0) / total for x in range(FACES)]
+    return float_pmf(result, range(FACES))

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from dicebridge.bench.case import BenchCase
+from dicebridge.bench.case import BenchCase, float_pmf
 from mechanics.distribution import Distribution
 from mechanics.peupfudge import fudge
 
@@ -32,11 +32,7 @@ def _case(n: int) -> BenchCase:
         return n @ H((-1, 0, 1))
 
     def answer(result: Any) -> list[float]:
-        if isinstance(result, Distribution):
-            return [result.weight(k) / result.total for k in range(-n, n + 1)]
-        if hasattr(result, "quantity"):  # icepool Die
-            return [result.quantity(k) / result.denominator() for k in range(-n, n + 1)]
-        return [result.get(k, 0) / result.total for k in range(-n, n + 1)]  # dyce H
+        return float_pmf(result, range(-n, n + 1))
 
     return BenchCase(
         case=f"peupfudge {n}dF",

@@ -36,30 +36,13 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         metavar="C",
         help="critical boost: the chance stays within [C, 1−C] (0.05 = a d20's crits)",
     )
-    parser.add_argument(
-        "--ally",
-        type=float,
-        action="append",
-        default=[],
-        metavar="M",
-        help="a collaborator's might, added (repeatable)",
+    repeatable = (
+        ("--ally", "a collaborator's might, added (repeatable)"),
+        ("--opponent", "an opponent's might, subtracted (repeatable)"),
+        ("--against", "compare the one roll with each of several mights (repeatable)"),
     )
-    parser.add_argument(
-        "--opponent",
-        type=float,
-        action="append",
-        default=[],
-        metavar="M",
-        help="an opponent's might, subtracted (repeatable)",
-    )
-    parser.add_argument(
-        "--against",
-        type=float,
-        action="append",
-        default=[],
-        metavar="M",
-        help="compare the one roll with each of several mights (repeatable)",
-    )
+    for flag, text in repeatable:
+        parser.add_argument(flag, type=float, action="append", default=[], metavar="M", help=text)
     parser.add_argument(
         "--versus",
         type=float,
