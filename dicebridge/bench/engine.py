@@ -131,7 +131,7 @@ def run(args: argparse.Namespace) -> int:
 
 
 def _ms(value: float | None) -> str:
-    return "-" if value is None else f"{value:.3f}"
+    return "-" if value is None else f"{value:.4g}"
 
 
 def format_table(rows: list[dict[str, Any]]) -> str:
