@@ -139,6 +139,25 @@ def table2_probability(result: int) -> Fraction:
     return Fraction(hi - lo + 1, 100)
 
 
+def table1_p_at_least(result: int) -> Fraction:
+    """P(Table 1 gives ≥ result), exactly: (1/10)^q of the tail from r, result = 10q + r."""
+    if result <= 0:
+        return Fraction(1)
+    q, r = divmod(result, 10)
+    from_r = sum(hi - lo + 1 for lo, hi, _ in TABLE1_BANDS[r:])  # includes the 91–100 row
+    return Fraction(1, 10) ** q * Fraction(from_r, 100)
+
+
+def table2_p_at_least(result: int) -> Fraction:
+    """P(Table 2, with its Table 1 continuations, gives ≥ result), exactly."""
+    end = Fraction(6, 100)
+    if result >= 10:
+        return end * table1_p_at_least(result - 10)
+    if result <= -10:  # 1 − P(≤ result − 1), and −10 − t ≤ result − 1 ⇔ t ≥ −9 − result
+        return 1 - end * table1_p_at_least(-9 - result)
+    return Fraction(sum(hi - lo + 1 for lo, hi, v in TABLE2_BANDS if v >= result), 100)
+
+
 @dataclass(frozen=True, slots=True)
 class TableRow:
     result: int

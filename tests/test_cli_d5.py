@@ -31,7 +31,7 @@ def test_listed_rows_are_exact(capsys: pytest.CaptureFixture[str]) -> None:
 
 
 def test_d6_approximation_is_labelled(capsys: pytest.CaptureFixture[str]) -> None:
-    out = odds(capsys, "--at-least", "0", "--dice", "d6")
+    out = odds(capsys, "--at-least", "0", "--stop-die", "d6")
     assert out["exact"] == "6/11"
     assert out["rule_s_chance__d5_or_d10"]["exact"] == "5/9"
     assert any("approximation" in n for n in out["notes"])

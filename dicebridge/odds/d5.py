@@ -21,7 +21,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         "--single", action="store_true", help="one positive roll alone, not the net result"
     )
     parser.add_argument(
-        "--dice",
+        "--stop-die",
         choices=("d5", "d10", "d6"),
         default="d5",
         help="stop dice: d5 (stop on 1), d10 (stop on 1, 2), d6 (stop on 1: approximate)",
@@ -29,7 +29,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def compute(args: argparse.Namespace) -> OddsReport:
-    q = d5.continue_chance(args.dice)
+    q = d5.continue_chance(args.stop_die)
     k = args.at_least
     if abs(k) > 10_000:
         raise OddsInputError("--at-least must be within ±10000")
@@ -39,7 +39,7 @@ def compute(args: argparse.Namespace) -> OddsReport:
     facts: list[tuple[str, object]] = [("continue chance per die", q)]
     ends = f"≥ {shown.high}" if args.single else f"≥ {shown.high} and ≤ {shown.low}"
     notes = [f"the table's end rows hold everything beyond them ({ends})"]
-    if args.dice == "d6":
+    if args.stop_die == "d6":
         rule = d5.StopCount() if args.single else d5.NetResult()
         exact_rule = rule.p_at_least(k)
         facts += [("rule's chance (d5 or d10)", exact_rule), ("d6 error", float(p - exact_rule))]
@@ -50,7 +50,7 @@ def compute(args: argparse.Namespace) -> OddsReport:
     what = "one roll" if args.single else "net result"
     return OddsReport(
         system="d5",
-        description=f"{what} ≥ {k} ({args.dice}: {_stops(args.dice)})",
+        description=f"{what} ≥ {k} ({args.stop_die}: {_stops(args.stop_die)})",
         probability=float(p),
         exact=Fraction(p),
         distribution=shown,

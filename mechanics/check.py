@@ -1,0 +1,132 @@
+"""A check that asks for dice: the bridge between thrown dice and the engine.
+
+A check is an immutable value.  It always knows what it needs next
+(:meth:`DiceCheck.need`), takes readings with :meth:`DiceCheck.accept` — which
+returns a *new* check and leaves the old one untouched, so a refused reading
+can never lose an accepted one — and, once it has enough, offers a
+:class:`Resolution`.  Each system's check lives in its own module and only
+says what it needs and how it resolves; the bookkeeping is here.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field, replace
+from fractions import Fraction
+from typing import Any, Self
+
+from mechanics.reading import Need, Reading, ReadingRefused
+
+Number = int | float | Fraction
+
+
+@dataclass(frozen=True, slots=True)
+class Resolution:
+    """The result of a check, ready to be stored and sent.
+
+    ``success`` is None for a tie.  ``probability`` is the chance of success the
+    check had before any die was thrown (``exact`` when it is rational).
+    """
+
+    system: str
+    value: Number
+    success: bool | None
+    degree: Number | None
+    probability: float
+    exact: Fraction | None
+    readings: tuple[Reading, ...]
+    explanation: str
+    details: tuple[tuple[str, Any], ...] = ()
+
+    @property
+    def outcome(self) -> str:
+        return "tie" if self.success is None else "success" if self.success else "failure"
+
+    def to_dict(self) -> dict[str, Any]:
+        """Plain JSON-ready data: numbers as floats, exact values as "p/q" strings."""
+
+        def plain(x: Any) -> Any:
+            if isinstance(x, Fraction):
+                return int(x) if x.denominator == 1 else float(x)
+            return x
+
+        return {
+            "system": self.system,
+            "outcome": self.outcome,
+            "success": self.success,
+            "value": plain(self.value),
+            "degree": plain(self.degree),
+            "probability": self.probability,
+            "exact": None
+            if self.exact is None
+            else f"{self.exact.numerator}/{self.exact.denominator}",
+            "readings": [
+                {"die": r.die, "face": r.face, "confidence": r.confidence, "source": r.source}
+                for r in self.readings
+            ],
+            "explanation": self.explanation,
+            **{key: plain(value) for key, value in self.details},
+        }
+
+
+@dataclass(frozen=True, kw_only=True)
+class DiceCheck:
+    """Bookkeeping shared by every system's check.
+
+    Subclasses define ``system``, :meth:`need` (None once resolved),
+    :meth:`resolve` (called only when nothing is needed), :meth:`chance` and,
+    where a die may stand in for another, :meth:`accepts_die`.
+    """
+
+    readings: tuple[Reading, ...] = ()
+    min_confidence: float = 0.5
+    system: str = field(default="", init=False)
+
+    def need(self) -> Need | None:
+        raise NotImplementedError
+
+    def resolve(self) -> Resolution:
+        raise NotImplementedError
+
+    def chance(self) -> tuple[float, Fraction | None]:
+        """The chance of success before the throw: (float, exact or None)."""
+        raise NotImplementedError
+
+    def accepts_die(self, needed: str, die: str) -> bool:
+        return needed == die
+
+    def validate_face(self, reading: Reading) -> None:
+        """Refuse a face the check cannot use (the Reading already checked the die)."""
+
+    @property
+    def resolved(self) -> bool:
+        return self.need() is None
+
+    def resolution(self) -> Resolution | None:
+        return self.resolve() if self.resolved else None
+
+    def accept(self, *readings: Reading) -> Self:
+        """This check with the readings added, in order; all or nothing.
+
+        A reading of the wrong die type, an impossible face, an uncertain
+        reading, or more dice than the check needs is refused with a
+        ReadingRefused that says why; the check it was offered to is unchanged.
+        """
+        check = self
+        for i, reading in enumerate(readings):
+            need = check.need()
+            if need is None:
+                extra = len(readings) - i
+                raise ReadingRefused(
+                    f"the check was already resolved; {extra} more "
+                    f"{'die was' if extra == 1 else 'dice were'} not needed"
+                )
+            if not check.accepts_die(need.die, reading.die):
+                raise ReadingRefused(f"this check needs a {need.die} now, not a {reading.die}")
+            if reading.confidence < self.min_confidence:
+                raise ReadingRefused(
+                    f"the {reading.die} read as {reading.face} is uncertain "
+                    f"(confidence {reading.confidence:.2f}): confirm it or throw it again"
+                )
+            check.validate_face(reading)
+            check = replace(check, readings=(*check.readings, reading))
+        return check

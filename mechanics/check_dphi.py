@@ -1,0 +1,160 @@
+"""dφ with physical dice: each die is a digit of u, and the roll is σΦ⁻¹(u) + μ.
+
+Three modes:
+
+* ``adaptive`` (default): one digit at a time until the whole interval of
+  possible rolls lies on one side of the target; 1.11 d10s on average, and the
+  chance of success is exactly the dφ chance.
+* ``value``: digits until the roll itself is known to ``precision`` (in dφ
+  units) and its side is decided — for degree of success, secret and split rolls.
+* ``table``: the classic d100 table, z = Φ⁻¹((k − 0.5)/100); its chance is the
+  share of the 100 rows that succeed, close to but not exactly the dφ chance.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+from fractions import Fraction
+from typing import Literal
+
+from mechanics import digits
+from mechanics.check import DiceCheck, Resolution
+from mechanics.dphi import BASE_SWING, SPLIT_HOPS, Roll
+from mechanics.reading import Need, Reading, ReadingRefused
+
+Mode = Literal["adaptive", "value", "table"]
+
+
+@dataclass(frozen=True, kw_only=True)
+class DphiCheck(DiceCheck):
+    """σdφ + μ > ``beat`` from physical dice used as digits (``die``: d10, d20, d6, d100)."""
+
+    might: float
+    swing: float = BASE_SWING
+    hops: float = 0.0
+    static: bool = False
+    critical: float = 0.0
+    beat: float = 0.0
+    mode: Mode = "adaptive"
+    die: str = "d10"
+    precision: float = 0.01
+    system: str = field(default="dphi", init=False)
+
+    def __post_init__(self) -> None:
+        if self.mode not in ("adaptive", "value", "table"):
+            raise ValueError(f"unknown mode {self.mode!r}: adaptive, value or table")
+        if self.mode == "table" and self.die not in ("d100", "d10"):
+            raise ValueError("table mode reads a d100, or two d10s (tens, then units)")
+        digits.digit_base(self.die)
+        if self.precision <= 0:
+            raise ValueError("the precision must be positive")
+        self.threshold  # noqa: B018 (validates the roll and the critical boost)
+
+    @property
+    def roll(self) -> Roll:
+        return Roll(self.swing, self.might).with_hops(
+            self.hops + (SPLIT_HOPS if self.static else 0)
+        )
+
+    @property
+    def threshold(self) -> Fraction:
+        r = self.roll
+        return digits.success_threshold(r.might, r.swing, self.critical, self.beat)
+
+    @property
+    def base(self) -> int:
+        return digits.digit_base(self.die)
+
+    def interval(self) -> digits.UniformInterval:
+        return digits.interval_of(
+            [digits.face_to_digit(r.die, r.face) for r in self.readings], self.base
+        )
+
+    def validate_face(self, reading: Reading) -> None:
+        try:
+            digits.face_to_digit(reading.die, reading.face)
+        except ValueError as err:
+            raise ReadingRefused(str(err)) from None
+
+    # --- what it needs ----------------------------------------------------------------------
+    def need(self) -> Need | None:
+        if self.mode == "table":
+            wanted = 1 if self.die == "d100" else 2
+            left = wanted - len(self.readings)
+            return Need(self.die, left, "for the dφ table") if left > 0 else None
+        interval = self.interval()
+        side = interval.side_of(self.threshold)
+        if self.mode == "value":
+            low, high = interval.z_bounds()
+            if side is not None and high - low < self.precision:
+                return None
+            return Need(self.die, 1, "for the next digit" if self.readings else "")
+        if side is not None:
+            return None
+        return Need(self.die, 1, "for the next digit" if self.readings else "")
+
+    # --- the chance and the result ----------------------------------------------------------
+    def chance(self) -> tuple[float, Fraction | None]:
+        if self.mode == "table":
+            p = Fraction(sum(self._table_succeeds(k) for k in range(1, 101)), 100)
+            return float(p), p
+        return float(1 - self.threshold), None
+
+    def _table_d100(self) -> int:
+        if self.die == "d100":
+            return self.readings[0].face
+        tens, units = (digits.face_to_digit("d10", r.face) for r in self.readings)
+        return 10 * tens + units or 100
+
+    def _table_succeeds(self, k: int) -> bool:
+        c = self.critical
+        if c and (k - 0.5) / 100 < c:
+            return False
+        if c and (k - 0.5) / 100 > 1 - c:
+            return True
+        return self.roll.value_at((k - 0.5) / 100) > self.beat
+
+    def resolve(self) -> Resolution:
+        r = self.roll
+        p, exact = self.chance()
+        shown = ", ".join(str(x.face) for x in self.readings)
+        if self.mode == "table":
+            k = self._table_d100()
+            value = r.might + r.swing * digits.table_z(k)
+            success = self._table_succeeds(k)
+            how = f"d100 {k} reads z = {digits.table_z(k):+.3f}"
+            details: tuple[tuple[str, object], ...] = (("d100", k),)
+        else:
+            interval = self.interval()
+            low, high = interval.z_bounds()
+            success = bool(interval.side_of(self.threshold))
+            value = r.value_at(float(interval.midpoint))
+            how = (
+                f"{self.die}s {shown} put u in [{float(interval.lo):.6g}, {float(interval.hi):.6g})"
+            )
+            details = (
+                ("u_low", float(interval.lo)),
+                ("u_high", float(interval.hi)),
+                ("roll_low", r.might + r.swing * low if math.isfinite(low) else None),
+                ("roll_high", r.might + r.swing * high if math.isfinite(high) else None),
+                ("digits", len(self.readings)),
+            )
+        target = f"above {self.beat:g}" if self.beat else "positive"
+        roll_text = f"{r.swing:.4g}dφ {'-' if r.might < 0 else '+'} {abs(r.might):g}"
+        about = "" if self.mode != "adaptive" else "about "
+        explanation = (
+            f"{roll_text} rolled {about}{value:+.2f}: {how}; "
+            f"{'success' if success else 'failure'} ({target} needed, chance {100 * p:.1f}%)"
+        )
+        return Resolution(
+            system="dphi",
+            value=value,
+            success=success,
+            degree=(value - self.beat) / r.swing if r.swing else None,
+            probability=p,
+            exact=exact,
+            readings=self.readings,
+            explanation=explanation,
+            details=(("mode", self.mode), *details),
+        )

@@ -1,0 +1,200 @@
+"""Checks for the dice-pool systems: Peupfudge, the exploding d6 pool, Decibel."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from fractions import Fraction
+
+from mechanics import d6pool, decibel
+from mechanics.check import DiceCheck, Resolution
+from mechanics.peupfudge import CHECK_DICE, Action
+from mechanics.reading import Need, Reading
+
+
+def d6_as_fudge(face: int) -> int:
+    """Peupfudge with ordinary d6s: 1–2 → −1, 3–4 → 0, 5–6 → +1 (equal chances)."""
+    return (face - 1) // 2 - 1
+
+
+@dataclass(frozen=True, kw_only=True)
+class PeupfudgeCheck(DiceCheck):
+    """L + A + NdF ≥ D, thrown with Fudge dice or with d6s read as Fudge dice."""
+
+    level: int
+    difficulty: int
+    bonus: int = 0
+    dice: int = CHECK_DICE
+    die: str = "dF"
+    system: str = field(default="peupfudge", init=False)
+
+    def __post_init__(self) -> None:
+        if self.die not in ("dF", "d6"):
+            raise ValueError("Peupfudge is thrown with dF, or with d6s read as dF")
+        if self.dice < 0:
+            raise ValueError(f"cannot throw {self.dice} dice")
+
+    def _fudge(self, r: Reading) -> int:
+        return r.face if r.die == "dF" else d6_as_fudge(r.face)
+
+    def need(self) -> Need | None:
+        left = self.dice - len(self.readings)
+        if left <= 0:
+            return None
+        return Need(self.die, left, "more" if self.readings else "")
+
+    def chance(self) -> tuple[float, Fraction | None]:
+        p = Action(self.level, self.difficulty, self.bonus, self.dice).p_success()
+        return float(p), p
+
+    def resolve(self) -> Resolution:
+        roll = sum(self._fudge(r) for r in self.readings)
+        total = self.level + self.bonus + roll
+        p, exact = self.chance()
+        success = total >= self.difficulty
+        shown = " ".join(f"{self._fudge(r):+d}" for r in self.readings)
+        return Resolution(
+            system=self.system,
+            value=total,
+            success=success,
+            degree=total - self.difficulty,
+            probability=p,
+            exact=exact,
+            readings=self.readings,
+            explanation=(
+                f"{self.dice}dF rolled {roll:+d} ({shown or 'no dice'}): "
+                f"{self.level} + {self.bonus} + {roll} = {total} against {self.difficulty}, "
+                f"{'success' if success else 'failure'}"
+            ),
+            details=(("roll", roll),),
+        )
+
+
+@dataclass(frozen=True, kw_only=True)
+class D6PoolCheck(DiceCheck):
+    """The exploding d6 pool: every exploding face asks for one more die, then the cap."""
+
+    roller: d6pool.Roller
+    difficulty: int
+    system: str = field(default="d6pool", init=False)
+
+    def _faces(self, face: int) -> tuple[int, int]:
+        """(wins, extra dice) for a face under the roller's fate (the seed's table)."""
+        lose, win, _ = self.roller.fate.value
+        if face <= lose:
+            return 0, 0
+        if face <= lose + win:
+            return 1, 0
+        return 1, 1
+
+    def need(self) -> Need | None:
+        extra = sum(self._faces(r.face)[1] for r in self.readings)
+        left = self.roller.dice + extra - len(self.readings)
+        if left <= 0:
+            return None
+        if not self.readings:
+            return Need("d6", left)
+        if len(self.readings) >= self.roller.dice:
+            return Need("d6", left, "more for the explosions")
+        return Need("d6", left, "more")
+
+    def chance(self) -> tuple[float, Fraction | None]:
+        p = d6pool.p_check(self.roller, self.difficulty)
+        return float(p), p
+
+    def resolve(self) -> Resolution:
+        r = self.roller
+        wins = sum(self._faces(x.face)[0] for x in self.readings)
+        if r.leverage_before_cap:
+            total = min(wins + r.leverage, r.cap)
+        else:
+            total = min(wins, r.cap) + r.leverage
+        p, exact = self.chance()
+        success = total >= self.difficulty
+        explosions = sum(self._faces(x.face)[1] for x in self.readings)
+        capped = " (capped)" if wins > r.cap else ""
+        return Resolution(
+            system=self.system,
+            value=total,
+            success=success,
+            degree=total - self.difficulty,
+            probability=p,
+            exact=exact,
+            readings=self.readings,
+            explanation=(
+                f"{len(self.readings)} d6 ({explosions} from explosions) gave {wins} wins{capped}"
+                f"{f', leverage {r.leverage:+d}' if r.leverage else ''}: {total} against "
+                f"{self.difficulty} ({d6pool.difficulty_name(self.difficulty)}), "
+                f"{'success' if success else 'failure'}"
+            ),
+            details=(("wins", wins), ("explosions", explosions)),
+        )
+
+
+@dataclass(frozen=True, kw_only=True)
+class DecibelCheck(DiceCheck):
+    """(N−X)dB from one throw of N d20 against a target, or against an M-die pool."""
+
+    pool: int
+    discard: int = 0
+    target: int | None = None
+    versus: int | None = None
+    versus_discard: int = 0
+    system: str = field(default="decibel", init=False)
+
+    def __post_init__(self) -> None:
+        decibel.validate(self.pool, self.discard)
+        if (self.target is None) == (self.versus is None):
+            raise ValueError("a Decibel check needs a target or an opposing pool (one of them)")
+        if self.versus is not None:
+            decibel.validate(self.versus, self.versus_discard)
+
+    def need(self) -> Need | None:
+        n = len(self.readings)
+        if n < self.pool:
+            return Need("d20", self.pool - n, "for your pool" if self.versus else "")
+        if self.versus is not None and n < self.pool + self.versus:
+            return Need("d20", self.pool + self.versus - n, "for the opposing pool")
+        return None
+
+    def chance(self) -> tuple[float, Fraction | None]:
+        if self.target is not None:
+            p = decibel.p_success(self.pool, self.discard, self.target)
+        else:
+            assert self.versus is not None
+            p = decibel.dynamic(
+                decibel.Check(self.pool, self.discard),
+                decibel.Check(self.versus, self.versus_discard),
+            )[0]
+        return float(p), p
+
+    def resolve(self) -> Resolution:
+        faces = [r.face for r in self.readings]
+        mine = decibel.resolve(faces[: self.pool], self.discard, self.target)
+        p, exact = self.chance()
+        label = decibel.Check(self.pool, self.discard).label
+        details: list[tuple[str, object]] = [("secondary", mine.secondary)]
+        if len(mine.compound) > 1:
+            details.append(("compound", list(mine.compound)))
+        if self.versus is not None:
+            theirs = decibel.resolve(faces[self.pool :], self.versus_discard)
+            degree = mine.outcome - theirs.outcome
+            success: bool | None = None if degree == 0 else degree > 0
+            against = f"against {theirs.outcome}"
+            details.append(("opposing_outcome", theirs.outcome))
+        else:
+            assert self.target is not None
+            degree = mine.outcome - self.target
+            success = degree >= 0
+            against = f"against target {self.target}"
+        verdict = "tie" if success is None else "success" if success else "failure"
+        return Resolution(
+            system=self.system,
+            value=mine.outcome,
+            success=success,
+            degree=degree,
+            probability=p,
+            exact=exact,
+            readings=self.readings,
+            explanation=f"{label} rolled {mine.outcome} {against}: {verdict} (degree {degree:+d})",
+            details=tuple(details),
+        )
