@@ -78,6 +78,17 @@ class UniformInterval:
         return None
 
 
+def value_of_digits(digits: Sequence[int], base: int) -> float:
+    """Φ⁻¹ of the middle of the digits' interval: the dφ value those digits read."""
+    number = 0
+    for d in digits:
+        if not 0 <= d < base:
+            raise ValueError(f"digit {d} is not a base-{base} digit")
+        number = number * base + d
+    scale = base ** len(digits)
+    return phi_inverse((2 * number + 1) / (2 * scale))
+
+
 def interval_of(digits: Sequence[int], base: int) -> UniformInterval:
     interval = UniformInterval()
     for d in digits:
