@@ -22,7 +22,12 @@ from mechanics.check_pools import D6PoolCheck, DecibelCheck, PeupfudgeCheck
 from mechanics.dphi import BASE_SWING
 from mechanics.reading import Reading, ReadingRefused
 
-DEFAULT_DIE = {"dphi": "d10", "peupfudge": "dF", "d5": "d5"}
+# Dice a check may be thrown with; the first reading picks one (else the default).
+PHYSICAL_DICE = {
+    "dphi": ("d10", "d20", "d6", "d100"),
+    "peupfudge": ("dF", "d6"),
+    "d5": ("d5", "d10", "d6", "d100"),
+}
 
 
 def add_subcommand(subparsers: Any) -> None:
@@ -188,7 +193,8 @@ def parse_dice(tokens: list[str]) -> tuple[list[Reading], int | None]:
 def run(args: argparse.Namespace) -> int:
     try:
         readings, args.count = parse_dice(args.dice)
-        die = readings[0].die if readings else None
+        first = readings[0].die if readings else None
+        die = first if first in PHYSICAL_DICE.get(args.system, ()) else None
         check = BUILDERS[args.system][1](args, die)
         check = check.accept(*readings)
     except (ReadingRefused, ValueError) as err:
