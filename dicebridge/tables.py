@@ -1,0 +1,205 @@
+"""`dicebridge tables dphi|d5 --format csv|md|html`: the printable tables.
+
+For tables without the appliance, and for the kiosk's printout.  The numbers
+come from ``mechanics``; this module only lays them out.  ``--format html``
+is one print-ready A4 page (no outside fonts or scripts).
+"""
+
+from __future__ import annotations
+
+import argparse
+import csv
+import html
+import io
+from collections.abc import Sequence
+from typing import Any
+
+from mechanics import d5_tables, dphi_tables
+from mechanics.dphi_tables import CheckTable
+
+Table = tuple[str, list[str], list[list[str]]]  # title, header, rows
+CHECK_RATIOS = tuple(x / 8 for x in range(-20, 21))  # might −20..20 at the base swing 8
+
+
+def add_subcommand(subparsers: Any) -> None:
+    parser = subparsers.add_parser(
+        "tables", help="printable d10-digit dφ tables and the d5 tables", description=__doc__
+    )
+    parser.add_argument("system", choices=("dphi", "d5"))
+    parser.add_argument("--format", choices=("csv", "md", "html"), default="md")
+    parser.add_argument(
+        "--table",
+        help="csv prints one table: dphi: d100 (default), tail, check; d5: 1 (default), 2, 3, 4",
+    )
+    parser.add_argument(
+        "--ratio",
+        type=float,
+        action="append",
+        metavar="R",
+        help="dφ check table for might/swing = R (repeatable; default −2.5 to 2.5 by 1/8)",
+    )
+    parser.add_argument("--critical", type=float, default=0.0, metavar="C")
+    parser.set_defaults(handler=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    tables = dphi(args.ratio or CHECK_RATIOS, args.critical) if args.system == "dphi" else d5()
+    if args.format == "csv":
+        names = {"dphi": ("d100", "tail", "check"), "d5": ("1", "2", "3", "4")}[args.system]
+        chosen = args.table or names[0]
+        if chosen not in names:
+            raise SystemExit(f"--table for {args.system} is one of {', '.join(names)}")
+        print(to_csv(tables[names.index(chosen)]), end="")
+    elif args.format == "md":
+        print("\n\n".join(to_markdown(t) for t in tables))
+    else:
+        title = "dφ with d10s" if args.system == "dphi" else "d5 stop-die tables"
+        print(to_html(title, tables))
+    return 0
+
+
+# --- dφ ---------------------------------------------------------------------------------------
+def dphi(ratios: Sequence[float], critical: float = 0.0) -> list[Table]:
+    main = (
+        "d100 → dφ: z = Φ⁻¹((k − 0.5)/100), 00 = 100",
+        ["d100", "z"],
+        [[str(k), f"{z:.3f}"] for k, z in dphi_tables.d100_rows()],
+    )
+    tail = (
+        "Tail rows: a third d10 refines the result",
+        ["d100", "third", "z"],
+        [[str(k), str(d), f"{z:.3f}"] for k, d, z in dphi_tables.third_digit_rows()],
+    )
+    check = (
+        "Checks: read the d100 as the first two digits",
+        ["μ/σ", "might at σ 8", "fail", "succeed", "third d10 on", "chance"],
+        [_check_row(dphi_tables.check_table(r, critical)) for r in ratios],
+    )
+    return [main, tail, check]
+
+
+def _check_row(t: CheckTable) -> list[str]:
+    last_fail, first_success, third = t.last_fail, t.first_success, "—"
+    if t.split_row is not None:
+        wins_from = t.third_from if t.third_from is not None else 10
+        partial = ""
+        if t.third_exact is not None and t.fourth_from is not None:
+            if t.fourth_from == 0:  # the straddled digit succeeds whatever the fourth
+                wins_from = t.third_exact
+            elif t.fourth_from < 10:
+                partial = f"{t.third_exact} → fourth d10 ≥ {t.fourth_from}"
+        rules = [f"≥ {wins_from} succeeds"] if wins_from <= 9 else []
+        rules += [partial] if partial else []
+        if not rules:
+            last_fail = t.split_row  # no third digit can succeed: the row fails
+        elif wins_from == 0 and not partial:
+            first_success = t.split_row  # every third digit succeeds
+        else:
+            third = f"{t.split_row % 100:02d}: " + "; ".join(rules)
+    return [
+        f"{t.ratio:+.3f}",
+        f"{8 * t.ratio:+g}",
+        f"≤ {last_fail % 100:02d}" if last_fail >= 1 else "never",
+        f"≥ {first_success % 100:02d}" if first_success <= 100 else "never",
+        third,
+        f"{100 * t.chance:.1f}%",
+    ]
+
+
+# --- d5 ----------------------------------------------------------------------------------------
+def d5() -> list[Table]:
+    def band(lo: int, hi: int) -> str:
+        return f"{lo:02d}–{hi % 100:02d}" if lo != hi else f"{lo:02d}"
+
+    t1_bands = {v: (lo, hi) for lo, hi, v in d5_tables.TABLE1_BANDS}
+    t2_bands = {v: (lo, hi) for lo, hi, v in d5_tables.TABLE2_BANDS}
+    table1 = (
+        "Table 1: one roll (91–100: add 10 and roll again)",
+        ["result", "d100", "printed", "exact"],
+        [
+            [f"{r.result}{'+' if r.result == 10 else ''}", band(*t1_bands[r.result]),
+             f"{100 * float(r.printed):.0f}%", f"{100 * float(r.exact):.2f}%"]
+            for r in d5_tables.table1_rows()
+        ],
+    )  # fmt: skip
+    table2 = (
+        "Table 2: net result (01–06 and 95–100 continue on Table 1, ∓10)",
+        ["result", "d100", "printed", "exact"],
+        [
+            [_net_label(r.result), band(*t2_bands[r.result]),
+             f"{100 * float(r.printed):.0f}%", f"{100 * float(r.exact):.2f}%"]
+            for r in d5_tables.table2_rows()
+        ],
+    )  # fmt: skip
+    table3 = (
+        "Table 3: steps from α to β, α(β/α)^(i/10), two significant figures",
+        ["α", "β", *[str(i) for i in range(11)]],
+        [[str(a), str(b), *map(str, vals)] for a, b, vals in d5_tables.TABLE3_PRINTED],
+    )
+    table4 = (
+        "Table 4: combining two actors, ⌊α log₂(1 + 2^(−β/α))⌋ added to the higher",
+        ["α \\ β", *[str(b) for b in range(11)]],
+        [[str(a), *map(str, row)] for a, row in enumerate(d5_tables.TABLE4_PRINTED, start=1)],
+    )
+    return [table1, table2, table3, table4]
+
+
+def _net_label(result: int) -> str:
+    if result >= 10:
+        return "10+"
+    if result <= -10:
+        return "−10−"
+    return str(result)
+
+
+# --- layouts -----------------------------------------------------------------------------------
+def to_csv(table: Table) -> str:
+    _, header, rows = table
+    buffer = io.StringIO()
+    writer = csv.writer(buffer, lineterminator="\n")
+    writer.writerow(header)
+    writer.writerows(rows)
+    return buffer.getvalue()
+
+
+def to_markdown(table: Table) -> str:
+    title, header, rows = table
+    lines = [f"### {title}", "", "| " + " | ".join(header) + " |"]
+    lines.append("|" + "---|" * len(header))
+    lines += ["| " + " | ".join(row) + " |" for row in rows]
+    return "\n".join(lines)
+
+
+PAGE_CSS = """
+@page { size: A4; margin: 12mm; }
+body { font: 9pt/1.25 "DejaVu Sans", Arial, sans-serif; color: #000; margin: 0; }
+h1 { font-size: 14pt; margin: 0 0 4mm; }
+h2 { font-size: 10pt; margin: 3mm 0 1mm; }
+.tables { column-count: 3; column-gap: 6mm; }
+table { border-collapse: collapse; width: 100%; break-inside: avoid; margin-bottom: 3mm; }
+th, td { border: 0.3pt solid #555; padding: 0.4mm 1.2mm; text-align: right; }
+th { background: #e8e8e8; }
+section { break-inside: avoid-column; }
+section.wide { column-span: all; }
+"""
+
+
+def to_html(title: str, tables: Sequence[Table]) -> str:
+    parts = [
+        "<!doctype html>",
+        '<html lang="en"><head><meta charset="utf-8">',
+        f"<title>{html.escape(title)}</title><style>{PAGE_CSS}</style></head><body>",
+        f"<h1>{html.escape(title)}</h1>",
+        '<div class="tables">',
+    ]
+    for name, header, rows in tables:
+        wide = ' class="wide"' if len(header) > 4 else ""
+        parts.append(f"<section{wide}><h2>{html.escape(name)}</h2><table><thead><tr>")
+        parts += [f"<th>{html.escape(h)}</th>" for h in header]
+        parts.append("</tr></thead><tbody>")
+        for row in rows:
+            cells = "".join(f"<td>{html.escape(c)}</td>" for c in row)
+            parts.append(f"<tr>{cells}</tr>")
+        parts.append("</tbody></table></section>")
+    parts.append("</div></body></html>")
+    return "\n".join(parts)
