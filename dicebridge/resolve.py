@@ -156,6 +156,7 @@ def _decibel(args: argparse.Namespace, die: str | None) -> DiceCheck:
 def _d5_args(p: argparse.ArgumentParser) -> None:
     p.add_argument("--at-least", type=int, required=True, metavar="K")
     p.add_argument("--single", action="store_true", help="one positive roll, not the net")
+    p.add_argument("--decimals", type=int, default=0, metavar="N", help="N extra d10s as decimals")
 
 
 def _d5(args: argparse.Namespace, die: str | None) -> DiceCheck:
@@ -163,6 +164,7 @@ def _d5(args: argparse.Namespace, die: str | None) -> DiceCheck:
         at_least=args.at_least,
         single=args.single,
         die=die or "d5",
+        decimals=args.decimals,
         min_confidence=args.min_confidence,
     )
 

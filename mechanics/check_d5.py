@@ -10,12 +10,12 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from fractions import Fraction
 
 from mechanics import d5, d5_tables
 from mechanics.check import DiceCheck, Resolution
-from mechanics.reading import Need
+from mechanics.reading import Need, Reading
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -25,11 +25,28 @@ class D5Check(DiceCheck):
     at_least: int
     single: bool = False
     die: str = "d5"
+    decimals: int = 0
     system: str = field(default="d5", init=False)
 
     def __post_init__(self) -> None:
         if self.die not in ("d5", "d10", "d6", "d100"):
             raise ValueError("the d5 system is thrown with d5, d10, d6 or d100")
+        if self.decimals < 0:
+            raise ValueError("the number of decimals cannot be negative")
+
+    @property
+    def _roll_readings(self) -> tuple[Reading, ...]:
+        """The readings of the roll itself; the decimal d10s come after them."""
+        return self.readings[: len(self.readings) - len(self._decimal_readings())]
+
+    def _decimal_readings(self) -> tuple[Reading, ...]:
+        if not self.decimals:
+            return ()
+        base = replace(self, readings=(), decimals=0)
+        for i in range(len(self.readings) + 1):
+            if replace(base, readings=self.readings[:i]).need() is None:
+                return self.readings[i:]
+        return ()
 
     # --- reading the sequence ---------------------------------------------------------------
     def _stop_rolls(self) -> tuple[list[int], list[int], bool]:
@@ -54,6 +71,12 @@ class D5Check(DiceCheck):
         return True
 
     def need(self) -> Need | None:
+        if self.decimals:
+            extra = self._decimal_readings()
+            if len(extra) or replace(self, decimals=0).need() is None:
+                left = self.decimals - len(extra)
+                return Need("d10", left, "for the decimals") if left > 0 else None
+            return replace(self, decimals=0).need()
         if self.die == "d100":
             if self._table_complete():
                 return None
@@ -83,6 +106,8 @@ class D5Check(DiceCheck):
         return float(p), p
 
     def value(self) -> int:
+        if self.decimals:
+            return replace(self, readings=self._roll_readings, decimals=0).value()
         if self.die == "d100":
             faces = [r.face for r in self.readings]
             return d5_tables.read_table1(faces) if self.single else d5_tables.read_table2(faces)
@@ -91,32 +116,43 @@ class D5Check(DiceCheck):
         return count if self.single else count - (len(negative) - 1)
 
     def resolve(self) -> Resolution:
-        value = self.value()
+        whole = self.value()
+        fine = d5.refine(whole, [r.face for r in self._decimal_readings()])
+        value: int | Fraction = fine if self.decimals else whole
         p, exact = self.chance()
-        success = value >= self.at_least
+        success = whole >= self.at_least  # the decimals refine inside [whole, whole + 1)
         what = "roll" if self.single else "net result"
         notes: list[tuple[str, object]] = []
         if self.die == "d6":
             rule = self._rule(d5.RULE_CONTINUE).p_at_least(self.at_least)
             notes.append(("rule_probability", float(rule)))
+        roll_only = (
+            replace(self, readings=self._roll_readings, decimals=0) if self.decimals else self
+        )
         if self.die == "d100":
-            how = "d100 " + ", ".join(str(r.face) for r in self.readings)
+            how = "d100 " + ", ".join(str(r.face) for r in roll_only.readings)
         else:
-            positive, negative, _ = self._stop_rolls()
+            positive, negative, _ = roll_only._stop_rolls()
             how = f"positive {len(positive) - 1}"
             how += "" if self.single else f", negative {len(negative) - 1}"
         return Resolution(
             system=self.system,
             value=value,
             success=success,
-            degree=value - self.at_least,
+            degree=whole - self.at_least,
             probability=p,
             exact=exact,
             readings=self.readings,
             explanation=(
-                f"{how}: {what} {value:+d} against {self.at_least:+d} needed, "
+                f"{how}: {what} {_signed(value)} against {self.at_least:+d} needed, "
                 f"{'success' if success else 'failure'}"
                 + (" (d6s approximate the d5 rule)" if self.die == "d6" else "")
             ),
             details=tuple(notes),
         )
+
+
+def _signed(value: int | Fraction) -> str:
+    if isinstance(value, Fraction) and value.denominator != 1:
+        return f"{float(value):+g}"
+    return f"{int(value):+d}"

@@ -218,3 +218,14 @@ def test_a_resolution_is_a_plain_value() -> None:
     ]
     assert data["probability"] == pytest.approx(0.52492, abs=1e-5)
     assert "success" in data["explanation"]
+
+
+def test_d5_decimals_from_extra_d10s() -> None:
+    faces = [3, 8, 10, 7, 9, 4, 6, 3, 10, 10, 8, 4, 2, 3, 6, 9, 4, 4, 1]  # the seed's +7
+    check = D5Check(at_least=7, die="d10", decimals=2).accept(*(Reading("d10", f) for f in faces))
+    assert need_of(check).prompt == "throw 2 d10 for the decimals"
+    done = check.accept(Reading("d10", 3), Reading("d10", 5))
+    res = done.resolve()
+    assert res.value == Fraction(735, 100) and res.success is True and res.degree == 0
+    with pytest.raises(ReadingRefused, match="not needed"):
+        done.accept(Reading("d10", 1))
