@@ -17,7 +17,7 @@ from typing import Any
 from mechanics import d6pool
 from mechanics.check import DiceCheck
 from mechanics.check_d5 import D5Check
-from mechanics.check_dphi import DphiCheck
+from mechanics.check_dphi import DphiCheck, DphiSplitCheck
 from mechanics.check_pools import D6PoolCheck, DecibelCheck, PeupfudgeCheck
 from mechanics.dphi import BASE_SWING
 from mechanics.reading import Reading, ReadingRefused
@@ -69,6 +69,9 @@ def _dphi_args(p: argparse.ArgumentParser) -> None:
     p.add_argument("--static", action="store_true", help="static challenge: −10ℏ")
     p.add_argument("--critical", type=float, default=0.0, metavar="C")
     p.add_argument("--beat", type=float, default=0.0, metavar="M", help="succeed above M, not 0")
+    p.add_argument(
+        "--versus", type=float, metavar="M2", help="PC against PC, both rolling their own dice"
+    )
     p.add_argument("--mode", choices=("adaptive", "value", "table"), default="adaptive")
     p.add_argument(
         "--precision", type=float, default=0.01, help="value mode: dφ units (default 0.01)"
@@ -76,6 +79,15 @@ def _dphi_args(p: argparse.ArgumentParser) -> None:
 
 
 def _dphi(args: argparse.Namespace, die: str | None) -> DiceCheck:
+    if args.versus is not None:
+        return DphiSplitCheck(
+            first=args.might,
+            second=args.versus,
+            swing=args.swing,
+            hops=args.hops,
+            die=die or "d10",
+            min_confidence=args.min_confidence,
+        )
     if die is None:
         die = "d100" if args.mode == "table" else "d10"
     return DphiCheck(

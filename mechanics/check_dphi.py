@@ -158,3 +158,101 @@ class DphiCheck(DiceCheck):
             explanation=explanation,
             details=(("mode", self.mode), *details),
         )
+
+
+@dataclass(frozen=True, kw_only=True)
+class DphiSplitCheck(DiceCheck):
+    """PC against PC, both rolling at −10ℏ: the higher roll wins.
+
+    Each PC's dice are digits of their own u.  The check asks for a digit from
+    whichever roll is less known (the wider interval of values) until the two
+    intervals no longer overlap; the readings' order records whose each one was,
+    so replaying them rebuilds the same check.  The first PC's chance is exactly
+    Φ((μ₁ − μ₂)/σ), the same as one unsplit roll.
+    """
+
+    first: float
+    second: float
+    swing: float = BASE_SWING
+    hops: float = 0.0
+    die: str = "d10"
+    system: str = field(default="dphi", init=False)
+
+    def __post_init__(self) -> None:
+        digits.digit_base(self.die)
+
+    @property
+    def each(self) -> Roll:
+        return Roll(self.swing).with_hops(self.hops + SPLIT_HOPS)
+
+    def _intervals(self) -> tuple[digits.UniformInterval, digits.UniformInterval]:
+        a, b = digits.UniformInterval(), digits.UniformInterval()
+        base = digits.digit_base(self.die)
+        for r in self.readings:
+            d = digits.face_to_digit(r.die, r.face)
+            if self._next_is_first(a, b):
+                a = a.push(d, base)
+            else:
+                b = b.push(d, base)
+        return a, b
+
+    def _values(self, u: digits.UniformInterval, might: float) -> tuple[float, float]:
+        low, high = u.z_bounds()
+        return might + self.each.swing * low, might + self.each.swing * high
+
+    def _next_is_first(self, a: digits.UniformInterval, b: digits.UniformInterval) -> bool:
+        a_lo, a_hi = self._values(a, self.first)
+        b_lo, b_hi = self._values(b, self.second)
+        if math.isinf(a_hi - a_lo) or math.isinf(b_hi - b_lo):
+            return a.width >= b.width  # both start unbounded: alternate by digits read
+        return a_hi - a_lo >= b_hi - b_lo
+
+    def validate_face(self, reading: Reading) -> None:
+        try:
+            digits.face_to_digit(reading.die, reading.face)
+        except ValueError as err:
+            raise ReadingRefused(str(err)) from None
+
+    def _winner(self) -> bool | None:
+        a, b = self._intervals()
+        a_lo, a_hi = self._values(a, self.first)
+        b_lo, b_hi = self._values(b, self.second)
+        if a_lo >= b_hi:
+            return True
+        if a_hi <= b_lo:
+            return False
+        return None
+
+    def need(self) -> Need | None:
+        if self._winner() is not None:
+            return None
+        a, b = self._intervals()
+        who = "first" if self._next_is_first(a, b) else "second"
+        return Need(self.die, 1, f"for the {who} PC's roll")
+
+    def chance(self) -> tuple[float, Fraction | None]:
+        whole = Roll(self.swing, self.first - self.second).with_hops(self.hops)
+        return whole.p_success(), None
+
+    def resolve(self) -> Resolution:
+        a, b = self._intervals()
+        first = self.each.value_at(float(a.midpoint)) + self.first
+        second = self.each.value_at(float(b.midpoint)) + self.second
+        won = bool(self._winner())
+        p, _ = self.chance()
+        s = self.each.swing
+        return Resolution(
+            system="dphi",
+            value=first,
+            success=won,
+            degree=(first - second) / s,
+            probability=p,
+            exact=None,
+            readings=self.readings,
+            explanation=(
+                f"{s:.4g}dφ + {self.first:g} rolled about {first:+.2f} against "
+                f"{s:.4g}dφ + {self.second:g} about {second:+.2f}: "
+                f"{'the first' if won else 'the second'} PC wins (first's chance {100 * p:.1f}%)"
+            ),
+            details=(("second_value", second), ("digits", len(self.readings))),
+        )

@@ -122,3 +122,20 @@ def test_table_mode_matches_the_printed_conversion() -> None:
     assert exact == Fraction(sum(0.5 + 8 * digits.table_z(k) > 0 for k in range(1, 101)), 100)
     two = DphiCheck(might=0.5, mode="table", die="d10").accept(Reading("d10", 0), Reading("d10", 0))
     assert dict(two.resolve().details)["d100"] == 100  # 00 reads as 100
+
+
+def test_split_rolls_compared_keep_the_unsplit_chance() -> None:
+    from mechanics.check_dphi import DphiSplitCheck
+
+    rng = random.Random(11)
+    n, wins, used = 5_000, 0, 0
+    for _ in range(n):
+        check = DphiSplitCheck(first=6, second=4)
+        while check.need() is not None:
+            check = check.accept(Reading("d10", rng.randrange(10)))
+        wins += bool(check.resolve().success)
+        used += len(check.readings)
+    p = check.chance()[0]
+    assert p == pytest.approx(phi(2 / 8))
+    assert abs(wins / n - p) < 4 * math.sqrt(p * (1 - p) / n)
+    assert 2 <= used / n < 3  # about 2.3 d10s for the two rolls together
