@@ -16,9 +16,7 @@ from typing import Any
 
 from mechanics import d6pool
 from mechanics.check import DiceCheck
-from mechanics.check_d5 import D5Check
-from mechanics.check_dphi import DphiCheck, DphiSplitCheck
-from mechanics.check_pools import D6PoolCheck, DecibelCheck, PeupfudgeCheck
+from mechanics.check_factory import create_check
 from mechanics.dphi import BASE_SWING
 from mechanics.reading import Reading, ReadingRefused
 
@@ -79,29 +77,25 @@ def _dphi_args(p: argparse.ArgumentParser) -> None:
 
 
 def _dphi(args: argparse.Namespace, die: str | None) -> DiceCheck:
-    if args.versus is not None:
-        return DphiSplitCheck(
-            first=args.might,
-            second=args.versus,
-            swing=args.swing,
-            hops=args.hops,
-            die=die or "d10",
-            min_confidence=args.min_confidence,
-        )
-    if die is None:
+    if die is None and args.versus is None:
         die = "d100" if args.mode == "table" else "d10"
-    return DphiCheck(
-        might=args.might,
-        swing=args.swing,
-        hops=args.hops,
+    common = {"might": args.might, "swing": args.swing, "hops": args.hops, "die": die}
+    if args.versus is not None:
+        return create_check("dphi", versus=args.versus, **common, **_confidence(args))
+    return create_check(
+        "dphi",
+        **common,
         static=args.static,
         critical=args.critical,
         beat=args.beat,
         mode=args.mode,
-        die=die,
         precision=args.precision,
-        min_confidence=args.min_confidence,
+        **_confidence(args),
     )
+
+
+def _confidence(args: argparse.Namespace) -> dict[str, Any]:
+    return {"min_confidence": args.min_confidence}
 
 
 def _peupfudge_args(p: argparse.ArgumentParser) -> None:
@@ -111,13 +105,14 @@ def _peupfudge_args(p: argparse.ArgumentParser) -> None:
 
 
 def _peupfudge(args: argparse.Namespace, die: str | None) -> DiceCheck:
-    return PeupfudgeCheck(
+    return create_check(
+        "peupfudge",
         level=args.level,
         bonus=args.bonus,
         difficulty=args.difficulty,
-        dice=args.count if args.count is not None else 4,
-        die=die or "dF",
-        min_confidence=args.min_confidence,
+        dice=args.count,
+        die=die,
+        **_confidence(args),
     )
 
 
@@ -132,16 +127,12 @@ def _d6pool_args(p: argparse.ArgumentParser) -> None:
 
 
 def _d6pool(args: argparse.Namespace, die: str | None) -> DiceCheck:
-    roller = d6pool.Roller(
-        level=args.level,
-        fate=d6pool.Fate.named(args.fate),
-        labor=args.labor,
-        leverage=args.leverage,
-        supernatural=args.supernatural,
+    names = ("level", "difficulty", "fate", "labor", "leverage", "supernatural")
+    return create_check(
+        "d6pool",
+        **{n: getattr(args, n) for n in names},
         leverage_before_cap=args.leverage_before_cap,
-    )
-    return D6PoolCheck(
-        roller=roller, difficulty=args.difficulty, min_confidence=args.min_confidence
+        **_confidence(args),
     )
 
 
@@ -155,14 +146,8 @@ def _decibel_args(p: argparse.ArgumentParser) -> None:
 
 
 def _decibel(args: argparse.Namespace, die: str | None) -> DiceCheck:
-    return DecibelCheck(
-        pool=args.pool,
-        discard=args.discard,
-        target=args.target,
-        versus=args.versus,
-        versus_discard=args.versus_discard,
-        min_confidence=args.min_confidence,
-    )
+    names = ("pool", "discard", "target", "versus", "versus_discard")
+    return create_check("decibel", **{n: getattr(args, n) for n in names}, **_confidence(args))
 
 
 def _d5_args(p: argparse.ArgumentParser) -> None:
@@ -172,12 +157,13 @@ def _d5_args(p: argparse.ArgumentParser) -> None:
 
 
 def _d5(args: argparse.Namespace, die: str | None) -> DiceCheck:
-    return D5Check(
+    return create_check(
+        "d5",
         at_least=args.at_least,
         single=args.single,
-        die=die or "d5",
+        die=die,
         decimals=args.decimals,
-        min_confidence=args.min_confidence,
+        **_confidence(args),
     )
 
 

@@ -229,3 +229,17 @@ def test_d5_decimals_from_extra_d10s() -> None:
     assert res.value == Fraction(735, 100) and res.success is True and res.degree == 0
     with pytest.raises(ReadingRefused, match="not needed"):
         done.accept(Reading("d10", 1))
+
+
+def test_checks_are_created_by_system_name_with_the_odds_names() -> None:
+    from mechanics.check_factory import create_check
+
+    pool = create_check("d6pool", level=5, difficulty=6, fate="lucky", leverage=1)
+    assert isinstance(pool, D6PoolCheck) and pool.roller.fate is d6pool.Fate.LUCKY
+    assert pool.chance()[1] == d6pool.p_check(d6pool.Roller(5, d6pool.Fate.LUCKY, leverage=1), 6)
+    assert isinstance(create_check("dphi", might=1.0, versus=0.5), DphiCheck) is False
+    assert create_check("decibel", pool=5, target=13, versus=None).need() == Need("d20", 5)
+    with pytest.raises(ValueError, match="unexpected keyword argument 'levle'"):
+        create_check("peupfudge", levle=2, difficulty=3)
+    with pytest.raises(ValueError, match="unknown system"):
+        create_check("d8pool", level=2)
