@@ -53,9 +53,34 @@ def run(args: argparse.Namespace) -> int:
     elif args.format == "md":
         print("\n\n".join(to_markdown(t) for t in tables))
     else:
-        title = "dφ with d10s" if args.system == "dphi" else "d5 stop-die tables"
+        if args.system == "dphi":
+            main, tail, check = tables
+            tables = [side_by_side(main, 5), pivot_tail(tail), check]
+            title = "dφ with d10s: read a d100 (two d10s), 00 = 100"
+        else:
+            title = "d5 stop-die tables"
         print(to_html(title, tables))
     return 0
+
+
+def side_by_side(table: Table, groups: int) -> Table:
+    """A long two-column table folded into ``groups`` column pairs, to fit a page."""
+    title, header, rows = table
+    height = -(-len(rows) // groups)
+    chunks = [rows[i * height : (i + 1) * height] for i in range(groups)]
+    folded = [
+        [cell for chunk in chunks for cell in (chunk[r] if r < len(chunk) else ["", ""])]
+        for r in range(height)
+    ]
+    return title, header * groups, folded
+
+
+def pivot_tail(table: Table) -> Table:
+    """The tail rows as a grid: one line per d100 result, one column per third d10."""
+    title, _, rows = table
+    results = list(dict.fromkeys(r[0] for r in rows))
+    grid = [[k, *[z for kk, _, z in rows if kk == k]] for k in results]
+    return title, ["d100 \\ third d10", *[str(d) for d in range(10)]], grid
 
 
 # --- dφ ---------------------------------------------------------------------------------------
@@ -171,16 +196,14 @@ def to_markdown(table: Table) -> str:
 
 
 PAGE_CSS = """
-@page { size: A4; margin: 12mm; }
-body { font: 9pt/1.25 "DejaVu Sans", Arial, sans-serif; color: #000; margin: 0; }
-h1 { font-size: 14pt; margin: 0 0 4mm; }
-h2 { font-size: 10pt; margin: 3mm 0 1mm; }
-.tables { column-count: 3; column-gap: 6mm; }
-table { border-collapse: collapse; width: 100%; break-inside: avoid; margin-bottom: 3mm; }
-th, td { border: 0.3pt solid #555; padding: 0.4mm 1.2mm; text-align: right; }
+@page { size: A4; margin: 10mm; }
+body { font: 7pt/1.1 "DejaVu Sans", Arial, sans-serif; color: #000; margin: 0; }
+h1 { font-size: 12pt; margin: 0 0 2mm; }
+h2 { font-size: 8pt; margin: 1.5mm 0 0.5mm; }
+table { border-collapse: collapse; width: 100%; margin-bottom: 1mm; }
+th, td { border: 0.3pt solid #777; padding: 0 1mm; text-align: right; }
 th { background: #e8e8e8; }
-section { break-inside: avoid-column; }
-section.wide { column-span: all; }
+section { break-inside: avoid; }
 """
 
 
@@ -190,16 +213,14 @@ def to_html(title: str, tables: Sequence[Table]) -> str:
         '<html lang="en"><head><meta charset="utf-8">',
         f"<title>{html.escape(title)}</title><style>{PAGE_CSS}</style></head><body>",
         f"<h1>{html.escape(title)}</h1>",
-        '<div class="tables">',
     ]
     for name, header, rows in tables:
-        wide = ' class="wide"' if len(header) > 4 else ""
-        parts.append(f"<section{wide}><h2>{html.escape(name)}</h2><table><thead><tr>")
+        parts.append(f"<section><h2>{html.escape(name)}</h2><table><thead><tr>")
         parts += [f"<th>{html.escape(h)}</th>" for h in header]
         parts.append("</tr></thead><tbody>")
         for row in rows:
             cells = "".join(f"<td>{html.escape(c)}</td>" for c in row)
             parts.append(f"<tr>{cells}</tr>")
         parts.append("</tbody></table></section>")
-    parts.append("</div></body></html>")
+    parts.append("</body></html>")
     return "\n".join(parts)
