@@ -99,12 +99,21 @@ def _confidence(args: argparse.Namespace) -> dict[str, Any]:
 
 
 def _peupfudge_args(p: argparse.ArgumentParser) -> None:
-    p.add_argument("--level", type=int, required=True, metavar="L")
+    p.add_argument("--level", type=int, metavar="L")
     p.add_argument("--bonus", type=int, default=0, metavar="A")
-    p.add_argument("--difficulty", type=int, required=True, metavar="D")
+    p.add_argument("--difficulty", type=int, metavar="D")
+    p.add_argument(
+        "--opposed", type=int, nargs="+", metavar="L+A", help="an opposed action (3dF each)"
+    )
 
 
 def _peupfudge(args: argparse.Namespace, die: str | None) -> DiceCheck:
+    if args.opposed:
+        return create_check(
+            "peupfudge", opposed=args.opposed, dice=args.count, die=die, **_confidence(args)
+        )
+    if args.level is None or args.difficulty is None:
+        raise ValueError("--level and --difficulty are required (or use --opposed)")
     return create_check(
         "peupfudge",
         level=args.level,

@@ -13,7 +13,12 @@ from mechanics import d6pool
 from mechanics.check import DiceCheck
 from mechanics.check_d5 import D5Check
 from mechanics.check_dphi import DphiCheck, DphiSplitCheck
-from mechanics.check_pools import D6PoolCheck, DecibelCheck, PeupfudgeCheck
+from mechanics.check_pools import (
+    D6PoolCheck,
+    DecibelCheck,
+    PeupfudgeCheck,
+    PeupfudgeOpposedCheck,
+)
 
 SYSTEMS = ("dphi", "peupfudge", "d6pool", "decibel", "d5")
 ROLLER_FIELDS = ("level", "fate", "labor", "leverage", "supernatural", "leverage_before_cap")
@@ -29,6 +34,8 @@ def create_check(system: str, **params: Any) -> DiceCheck:
                 return DphiSplitCheck(first=params.pop("might"), second=versus, **params)
             return DphiCheck(**params)
         if system == "peupfudge":
+            if "opposed" in params:
+                return PeupfudgeOpposedCheck(scores=tuple(params.pop("opposed")), **params)
             return PeupfudgeCheck(**params)
         if system == "d6pool":
             roller_args = {k: params.pop(k) for k in ROLLER_FIELDS if k in params}

@@ -7,7 +7,7 @@ from fractions import Fraction
 
 from mechanics import d6pool, decibel
 from mechanics.check import DiceCheck, Resolution
-from mechanics.peupfudge import CHECK_DICE, Action
+from mechanics.peupfudge import CHECK_DICE, OPPOSED_DICE, Action, Participant, opposed
 from mechanics.reading import Need, Reading
 
 
@@ -197,4 +197,73 @@ class DecibelCheck(DiceCheck):
             readings=self.readings,
             explanation=f"{label} rolled {mine.outcome} {against}: {verdict} (degree {degree:+d})",
             details=tuple(details),
+        )
+
+
+@dataclass(frozen=True, kw_only=True)
+class PeupfudgeOpposedCheck(DiceCheck):
+    """An opposed action: each participant's L + A + NdF, thrown in turn; equal tops tie.
+
+    ``success`` is about the first participant: True when strictly highest,
+    None when tied for the top, False otherwise; ``details`` name the winner.
+    """
+
+    scores: tuple[int, ...]
+    dice: int = OPPOSED_DICE
+    die: str = "dF"
+    system: str = field(default="peupfudge", init=False)
+
+    def __post_init__(self) -> None:
+        if len(self.scores) < 2:
+            raise ValueError("an opposed action needs at least two participants")
+        if self.die not in ("dF", "d6"):
+            raise ValueError("Peupfudge is thrown with dF, or with d6s read as dF")
+        if self.dice < 0:
+            raise ValueError(f"cannot throw {self.dice} dice")
+
+    def _fudge(self, r: Reading) -> int:
+        return r.face if r.die == "dF" else d6_as_fudge(r.face)
+
+    def need(self) -> Need | None:
+        done = len(self.readings)
+        total = self.dice * len(self.scores)
+        if done >= total:
+            return None
+        who = done // self.dice if self.dice else 0
+        left = self.dice - done % self.dice
+        return Need(self.die, left, f"for participant #{who + 1}")
+
+    def chance(self) -> tuple[float, Fraction | None]:
+        people = [Participant(f"#{i}", s, self.dice) for i, s in enumerate(self.scores, 1)]
+        p = opposed(people).wins[0]
+        return float(p), p
+
+    def totals(self) -> list[int]:
+        rolls = [self._fudge(r) for r in self.readings]
+        d = self.dice
+        return [s + sum(rolls[i * d : (i + 1) * d]) for i, s in enumerate(self.scores)]
+
+    def resolve(self) -> Resolution:
+        totals = self.totals()
+        top = max(totals)
+        leaders = [i for i, t in enumerate(totals) if t == top]
+        success: bool | None = None if len(leaders) > 1 and 0 in leaders else leaders == [0]
+        p, exact = self.chance()
+        second_best = max(t for i, t in enumerate(totals) if i != 0)
+        shown = ", ".join(f"#{i} {t}" for i, t in enumerate(totals, 1))
+        verdict = (
+            f"participant #{leaders[0] + 1} wins"
+            if len(leaders) == 1
+            else "tie between " + " and ".join(f"#{i + 1}" for i in leaders)
+        )
+        return Resolution(
+            system=self.system,
+            value=totals[0],
+            success=success,
+            degree=totals[0] - second_best,
+            probability=p,
+            exact=exact,
+            readings=self.readings,
+            explanation=f"opposed action on {self.dice}dF: {shown}: {verdict}",
+            details=(("totals", totals), ("winners", [i + 1 for i in leaders])),
         )

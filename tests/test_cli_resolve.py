@@ -73,3 +73,13 @@ def test_text_output(capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["resolve", "d6pool", "--level", "3", "--difficulty", "4",
                  "--dice", "d6:5", "d6:6", "d6:1"]) == 0  # fmt: skip
     assert capsys.readouterr().out.strip() == "throw 2 more d6 for the explosions"
+
+
+def test_peupfudge_opposed(capsys: pytest.CaptureFixture[str]) -> None:
+    out = resolve(capsys, "peupfudge", "--opposed", "3", "4", "--dice", "dF:+", "dF:0", "dF:0")
+    assert out["status"] == "need" and out["prompt"] == "throw 3 dF for participant #2"
+    tie = resolve(
+        capsys, "peupfudge", "--opposed", "3", "4",
+        "--dice", "dF:+", "dF:0", "dF:0", "dF:0", "dF:0", "dF:0",
+    )  # fmt: skip
+    assert tie["success"] is None and tie["winners"] == [1, 2]

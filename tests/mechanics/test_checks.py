@@ -243,3 +243,35 @@ def test_checks_are_created_by_system_name_with_the_odds_names() -> None:
         create_check("peupfudge", levle=2, difficulty=3)
     with pytest.raises(ValueError, match="unknown system"):
         create_check("d8pool", level=2)
+
+
+def test_opposed_route_gives_the_exact_odds_and_ties() -> None:
+    from mechanics.check_pools import PeupfudgeOpposedCheck
+    from mechanics.peupfudge import Participant, opposed
+
+    check = PeupfudgeOpposedCheck(scores=(1, 0, 2), dice=1)
+    outcomes: dict[bool | None, Fraction] = {}
+    frontier: list[tuple[DiceCheck, Fraction]] = [(check, Fraction(1))]
+    while frontier:
+        current, p = frontier.pop()
+        need = current.need()
+        if need is None:
+            verdict = current.resolve().success
+            outcomes[verdict] = outcomes.get(verdict, Fraction(0)) + p
+            continue
+        for face in (-1, 0, 1):
+            frontier.append((current.accept(Reading("dF", face)), p / 3))
+    odds = opposed([Participant("a", 1, 1), Participant("b", 0, 1), Participant("c", 2, 1)])
+    assert outcomes[True] == odds.wins[0] == check.chance()[1]
+    assert sum(outcomes.values()) == 1
+
+
+def test_the_seeds_race_through_the_check() -> None:
+    from mechanics.check_factory import create_check
+
+    race = create_check("peupfudge", opposed=[2 + 1, 5 - 1, 8 + 0])
+    assert need_of(race).prompt == "throw 3 dF for participant #1"
+    faces = [0, 0, 0, 1, 1, 0, -1, -1, -1]  # Gromanno 0, Nyrv +2, Polthova −3
+    res = race.accept(*(Reading("dF", f) for f in faces)).resolve()
+    assert dict(res.details)["totals"] == [3, 6, 5]
+    assert dict(res.details)["winners"] == [2] and res.success is False
