@@ -24,7 +24,7 @@ class Audit:
     throws_needed: int
     sequential_throws: int
     bias: float
-    duplicates: list[tuple[int, int]] = field(default_factory=list)
+    duplicates: list[tuple[int, int, int]] = field(default_factory=list)
 
     @property
     def p_value(self) -> float:
