@@ -155,3 +155,33 @@ def homogeneity(first: Sequence[int], second: Sequence[int]) -> tuple[float, flo
     keep = table.sum(axis=0) > 0
     result = stats.chi2_contingency(table[:, keep], correction=False)
     return float(result.statistic), float(result.pvalue)
+
+
+@dataclass(frozen=True)
+class ShareTest:
+    """Is a group of faces (5 or 6, say) thrown at its fair share?"""
+
+    successes: int
+    trials: int
+    share: float
+    ci_low: float
+    ci_high: float
+    z: float
+    p_value: float  # two-sided, normal approximation
+    exact_p_value: float  # two-sided exact binomial
+
+
+def share_test(successes: int, trials: int, fair_share: float) -> ShareTest:
+    share = successes / trials
+    low, high = wilson_interval(successes, trials)
+    z = (share - fair_share) / np.sqrt(fair_share * (1 - fair_share) / trials)
+    return ShareTest(
+        successes=successes,
+        trials=trials,
+        share=share,
+        ci_low=low,
+        ci_high=high,
+        z=float(z),
+        p_value=float(2 * stats.norm.sf(abs(z))),
+        exact_p_value=float(stats.binomtest(successes, trials, fair_share).pvalue),
+    )
