@@ -178,3 +178,23 @@ def test_cli_contract(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> Non
     small = run_cli(capsys, str(table), "--sides", "6")
     assert small["n"] == 60 and small["serial"]["p_value"] is None
     assert main(["audit", str(table), "--sides", "4"]) == 2  # faces 5 and 6 on a d4
+
+
+def test_sequential_stopping_time_matches_its_own_simulation() -> None:
+    # an independent, throw-by-throw walk of the e-value on loaded d6s
+    rng = np.random.default_rng(12)
+    p = sequential.bias_alternative(6, 0.2)
+    times = []
+    for _ in range(40):
+        counts = [0] * 6
+        n = 0
+        while True:
+            counts[int(rng.choice(6, p=p))] += 1
+            n += 1
+            if n % 25 == 0 and sequential.log_e_value(counts) >= math.log(20):
+                break
+        times.append(n)
+    estimate = sequential.sequential_stopping_time(6, 0.2)
+    spread = float(np.std(times)) / math.sqrt(len(times))
+    # checking every 25 throws stops up to 24 later; allow that and 4 standard errors
+    assert abs(float(np.mean(times)) - 12 - estimate) < 4 * spread + 12
