@@ -35,6 +35,9 @@ def add_subcommand(subparsers: Any) -> None:
         help="smallest bias you care about: one face B off its fair share (default 0.2)",
     )
     parser.add_argument("--json", action="store_true", help="print one JSON object")
+    parser.add_argument(
+        "--report", type=Path, metavar="HTML", help="also write a printable report (HTML, A4)"
+    )
     parser.set_defaults(handler=run)
 
 
@@ -46,6 +49,14 @@ def run(args: argparse.Namespace) -> int:
     except (LogError, ValueError) as err:
         print(f"dicebridge audit: {err}", file=sys.stderr)
         return 2
+    if args.report is not None:
+        from audit.report import render
+
+        try:
+            args.report.write_text(render(result, f"Audit of {args.file.name}"), encoding="utf-8")
+        except OSError as err:
+            print(f"dicebridge audit: cannot write {args.report}: {err.strerror}", file=sys.stderr)
+            return 2
     if args.json:
         print(json.dumps(result.to_json()))
         return 0

@@ -198,3 +198,33 @@ def test_sequential_stopping_time_matches_its_own_simulation() -> None:
     spread = float(np.std(times)) / math.sqrt(len(times))
     # checking every 25 throws stops up to 24 later; allow that and 4 standard errors
     assert abs(float(np.mean(times)) - 12 - estimate) < 4 * spread + 12
+
+
+def test_uncertain_readings_are_excluded_and_confirmed_ones_measure_the_camera() -> None:
+    from audit.recognizer import AuditReading, audit_log
+
+    readings = [
+        AuditReading(3, 0.95, "camera:0"),
+        AuditReading(5, 0.20, "camera:0"),  # uncertain, nobody confirmed: left out
+        AuditReading(6, 0.30, "camera:0", confirmed=5),  # uncertain but corrected: kept as 5
+        AuditReading(2, 0.90, "camera:0", confirmed=2),  # confirmed right
+        AuditReading(4, 1.0, "manual"),
+    ]
+    log, report = audit_log(readings, 6)
+    assert log.sequence == (3, 5, 2, 4)
+    assert report.uncertain_excluded == 1 and report.camera_readings == 4
+    assert (report.confirmed, report.misread, report.error_rate) == (2, 1, 0.5)
+    assert report.error_ci is not None and report.error_ci[0] < 0.5 < report.error_ci[1]
+
+
+def test_printable_report(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    log = tmp_path / "throws.txt"
+    rng = random.Random(10)
+    log.write_text("\n".join(str(rng.choice([1, 1, 2, 3, 4, 5, 6])) for _ in range(2000)))
+    report = tmp_path / "report.html"
+    out = run_cli(capsys, str(log), "--sides", "6", "--report", str(report))
+    page = report.read_text()
+    assert out["verdict"] == "biased" and "Biased" in page
+    assert page.count("<svg") == 2 and "size: A4" in page  # bars and the e-value path
+    assert "src=" not in page and "href=" not in page  # nothing to fetch from outside
+    assert page.count("<rect") == 6
