@@ -14,6 +14,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from audit.fairness import homogeneity
 from audit.logs import LogError, read_log
 from audit.verdict import audit
 
@@ -38,6 +39,12 @@ def add_subcommand(subparsers: Any) -> None:
     parser.add_argument(
         "--report", type=Path, metavar="HTML", help="also write a printable report (HTML, A4)"
     )
+    parser.add_argument(
+        "--compare",
+        type=Path,
+        metavar="FILE2",
+        help="another die (or another run of this one): do both follow one distribution?",
+    )
     parser.set_defaults(handler=run)
 
 
@@ -46,6 +53,7 @@ def run(args: argparse.Namespace) -> int:
         if not 0 < args.bias < args.sides - 1:
             raise LogError(f"--bias must be above 0 (a share), not {args.bias}")
         result = audit(read_log(args.file, args.sides), bias=args.bias)
+        other = read_log(args.compare, args.sides) if args.compare else None
     except (LogError, ValueError) as err:
         print(f"dicebridge audit: {err}", file=sys.stderr)
         return 2
@@ -57,10 +65,13 @@ def run(args: argparse.Namespace) -> int:
         except OSError as err:
             print(f"dicebridge audit: cannot write {args.report}: {err.strerror}", file=sys.stderr)
             return 2
-    if args.json:
-        print(json.dumps(result.to_json()))
-        return 0
     data = result.to_json()
+    if other is not None:
+        chi2, p = homogeneity(result.log.counts, other.counts)
+        data["homogeneity"] = {"file": str(args.compare), "chi2": chi2, "p_value": p}
+    if args.json:
+        print(json.dumps(data))
+        return 0
     print(result.words())
     print()
     print(f"  throws: {data['n']:,} on a d{data['sides']}")
@@ -68,6 +79,10 @@ def run(args: argparse.Namespace) -> int:
     print(f"  χ² = {data['chi2']:.2f}, p = {data['p_value']:.3g} ({test}); G-test p = "
           f"{data['g_p_value']:.3g}")  # fmt: skip
     print(f"  e-value = 10^{data['log10_e_value']:.2f} (anytime-valid; 20 or more rejects)")
+    if "homogeneity" in data:
+        same = "differ" if data["homogeneity"]["p_value"] < 0.05 else "no sign they differ"
+        print(f"  against {args.compare.name}: {same} (χ² = {data['homogeneity']['chi2']:.2f}, "
+              f"p = {data['homogeneity']['p_value']:.3g})")  # fmt: skip
     if data["serial"]["p_value"] is not None:
         flag = "suspicious" if data["serial"]["flag"] else "no sign"
         print(f"  order effects: {flag} (transition p = {data['serial']['p_value']:.3g}, "

@@ -228,3 +228,13 @@ def test_printable_report(tmp_path: Path, capsys: pytest.CaptureFixture[str]) ->
     assert page.count("<svg") == 2 and "size: A4" in page  # bars and the e-value path
     assert "src=" not in page and "href=" not in page  # nothing to fetch from outside
     assert page.count("<rect") == 6
+
+
+def test_compare_two_dice(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    red, white = tmp_path / "red.csv", tmp_path / "white.csv"
+    red.write_text("face,count\n1,300\n2,300\n3,300\n4,300\n5,300\n6,300\n")
+    white.write_text("face,count\n1,200\n2,300\n3,300\n4,300\n5,300\n6,400\n")
+    out = run_cli(capsys, str(red), "--sides", "6", "--compare", str(white))
+    assert out["homogeneity"]["p_value"] < 1e-5
+    same = run_cli(capsys, str(red), "--sides", "6", "--compare", str(red))
+    assert same["homogeneity"]["p_value"] == pytest.approx(1.0)
