@@ -1,0 +1,109 @@
+"""Turning a tower's bytes into readings: either mode, duplicates dropped, nothing guessed.
+
+The reader is fed bytes (from a serial port, a pty, a test) and returns
+events.  It never reads a device itself, so it is the same code under the
+host driver, `dicebridge tower watch` and the tests.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from firmware_host.protocol import Kind, Message, ProtocolError, SlotState, decode
+from firmware_host.text import LineReader, ModeDetector
+from firmware_host.wire import FrameSplitter, WireError
+
+
+@dataclass(frozen=True)
+class TowerReading:
+    """One die a tower read: ``throw`` is shared by the dice of one throw."""
+
+    die: str
+    value: int
+    throw: int
+    slot: int | None = None
+    mode: str = "binary"
+
+    def to_json(self) -> dict[str, Any]:
+        return {"die": self.die, "value": self.value, "throw": self.throw, "slot": self.slot}
+
+
+@dataclass(frozen=True)
+class TowerEvent:
+    """Anything else worth telling: a crooked die to re-throw, a fault, the tower's IAM."""
+
+    kind: str  # "rethrow", "fault", "iam", "state", "heartbeat", "ack", "nack"
+    detail: dict[str, Any] = field(default_factory=dict)
+
+
+class TowerReader:
+    """Bytes in, readings and events out, in ``auto``, ``binary`` or ``text`` mode."""
+
+    def __init__(self, mode: str = "auto") -> None:
+        if mode not in ("auto", "binary", "text"):
+            raise ValueError(f"mode is auto, binary or text, not {mode!r}")
+        self.mode: str | None = None if mode == "auto" else mode
+        self._detector = ModeDetector()
+        self._pending = bytearray()  # bytes seen while still detecting
+        self._frames = FrameSplitter()
+        self._lines = LineReader()
+        self._seen: set[tuple[int, int]] = set()
+        self._text_throws = 0
+        self.bad_frames = 0
+        self.duplicates = 0
+
+    @property
+    def ignored_lines(self) -> int:
+        return self._lines.ignored
+
+    def feed(self, data: bytes) -> list[TowerReading | TowerEvent]:
+        if self.mode is None:
+            self._pending += data
+            if len(self._pending) > 64 * 1024:  # keep only the recent past while undecided
+                del self._pending[: len(self._pending) - 32 * 1024]
+            self.mode = self._detector.feed(data)
+            if self.mode is None:
+                return []
+            data, self._pending = bytes(self._pending), bytearray()
+        if self.mode == "binary":
+            return self._binary(data)
+        return self._text(data)
+
+    def _binary(self, data: bytes) -> list[TowerReading | TowerEvent]:
+        out: list[TowerReading | TowerEvent] = []
+        for chunk in self._frames.feed(data):
+            try:
+                message = decode(chunk)
+            except (WireError, ProtocolError):
+                self.bad_frames += 1
+                continue
+            out += self._message(message)
+        return out
+
+    def _message(self, m: Message) -> list[TowerReading | TowerEvent]:
+        p = m.payload
+        if m.kind is Kind.ROLL_RESULT:
+            key = (p["roll_id"], p["slot"])
+            if key in self._seen:
+                self.duplicates += 1
+                return []
+            self._seen.add(key)
+            return [TowerReading(p["die"].die, p["value"], p["roll_id"], p["slot"])]
+        if m.kind is Kind.ROLL_STATE:
+            if p["state"] is SlotState.CROOKED:
+                return [TowerEvent("rethrow", {"slot": p["slot"], "why": "crooked die"})]
+            return [TowerEvent("state", {"slot": p["slot"], "state": p["state"].name.lower()})]
+        if m.kind is Kind.FAULT:
+            return [TowerEvent("fault", {"code": p["code"].name.lower(), "detail": p["detail"]})]
+        if m.kind is Kind.IAM:
+            return [TowerEvent("iam", dict(p))]
+        names = {Kind.HEARTBEAT: "heartbeat", Kind.ACK: "ack", Kind.NACK: "nack"}
+        return [TowerEvent(names.get(m.kind, m.kind.name.lower()), {"seq": m.seq, **p})]
+
+    def _text(self, data: bytes) -> list[TowerReading | TowerEvent]:
+        out: list[TowerReading | TowerEvent] = []
+        for throw in self._lines.feed(data):
+            self._text_throws += 1
+            out += [TowerReading(d, v, self._text_throws, mode="text") for d, v in throw.dice]
+        return out
