@@ -159,3 +159,11 @@ def test_mode_detection() -> None:
     text = ModeDetector()
     assert text.feed(b"hello tower\n\x00\x01\x00") is None
     assert text.feed(b"d6:2 d6:5\n") == "text"
+
+
+def test_fuzzed_stream_gives_no_false_reading_and_resynchronises() -> None:
+    from dicebridge.bench.tower import fuzz
+
+    result = fuzz(60_000, seed=11)  # the benchmark runs a million bytes
+    assert result["false_readings"] == 0
+    assert result["good_read"] == result["frames"]  # every good frame after the damage was read
