@@ -63,6 +63,9 @@ class TowerSimulator:
     def heartbeat(self) -> bytes:
         return b"" if self.mode == "text" else self._message(Kind.HEARTBEAT)
 
+    def ack(self, seq: int) -> bytes:
+        return self._message(Kind.ACK, acked=seq)
+
     def _garbage(self) -> bytes:
         """Line noise before a frame, then the 0x00 a sender puts first to flush it."""
         if self.rng.random() >= self.noise:
@@ -133,6 +136,34 @@ def wait_for_hello(master: int, stop: threading.Event) -> bool:
     return False
 
 
+def _answer(sim: TowerSimulator, master: int, frames: FrameSplitter, wait: float) -> int:
+    """Wait up to ``wait`` s for host commands and answer them (ACK; TUMBLE also throws).
+
+    Returns how many throws the commands asked for.
+    """
+    import select
+
+    ready, _, _ = select.select([master], [], [], wait)
+    if not ready:
+        return 0
+    try:
+        data = os.read(master, 4096)
+    except OSError:
+        return 0
+    throws = 0
+    for chunk in frames.feed(data):
+        try:
+            command = decode(chunk)
+        except (WireError, ProtocolError):
+            continue
+        if command.kind in (Kind.HELLO, Kind.REQUEST_STATE):
+            os.write(master, sim.hello())
+        elif command.kind in (Kind.TUMBLE, Kind.IDENTIFY, Kind.SET_LED):
+            os.write(master, sim.ack(command.seq))
+            throws += command.kind is Kind.TUMBLE
+    return throws
+
+
 def serve(
     sim: TowerSimulator,
     master: int,
@@ -142,20 +173,33 @@ def serve(
     linger: float = 0.0,
 ) -> None:
     """Answer the host's HELLO (binary) or greet (text), then ``throws`` throws every
-    ``interval`` s (0: until stopped), then heartbeats for ``linger`` s (0: until stopped)."""
+    ``interval`` s (0: until stopped), then heartbeats for ``linger`` s (0: until stopped).
+    Commands are answered all along; TUMBLE throws at once."""
     if sim.mode == "binary" and not wait_for_hello(master, stop):
         return
     os.write(master, sim.hello())
+    frames = FrameSplitter()
     done = 0
-    while not stop.is_set() and (throws == 0 or done < throws):
-        data, _ = sim.throw()
-        os.write(master, data)
-        done += 1
-        if stop.wait(interval):
-            return
-        os.write(master, sim.heartbeat())
-    end = time.monotonic() + linger if linger else None
-    while not stop.wait(min(interval, 1.0) if interval else 1.0):
-        os.write(master, sim.heartbeat())
-        if end is not None and time.monotonic() >= end:
-            return
+    try:
+        while not stop.is_set() and (throws == 0 or done < throws):
+            data, _ = sim.throw()
+            os.write(master, data)
+            done += 1
+            extra = _answer(sim, master, frames, interval) if sim.mode == "binary" else 0
+            if sim.mode == "text" and stop.wait(interval):
+                return
+            for _ in range(extra):
+                os.write(master, sim.throw()[0])
+            os.write(master, sim.heartbeat())
+        end = time.monotonic() + linger if linger else None
+        beat = min(interval, 1.0) if interval else 1.0
+        while not stop.is_set():
+            for _ in range(_answer(sim, master, frames, beat) if sim.mode == "binary" else 0):
+                os.write(master, sim.throw()[0])
+            os.write(master, sim.heartbeat())
+            if sim.mode == "text" and stop.wait(beat):
+                return
+            if end is not None and time.monotonic() >= end:
+                return
+    except OSError:
+        return  # the pty was closed under us: the tower was unplugged

@@ -1,0 +1,148 @@
+"""The host driver: keeps one tower connected and turns its bytes into events.
+
+* On connect it says HELLO and REQUEST_STATE, so a tower that was unplugged
+  re-announces itself and its slots.
+* Three missed heartbeats (or a read error: the tower was unplugged) mean
+  disconnected; it reconnects with exponential backoff, finding the port again
+  through the ``open_port`` function it was given (for USB towers,
+  :func:`find_port` looks the device up by vendor, product and serial number).
+* One TowerReader lives across reconnections, so a result the tower re-sends
+  after a replug is dropped by its roll id: no reading lost or doubled.
+* Commands are retried when no ACK arrives.
+
+The driver owns no port, no thread and no clock of its own: all are passed in,
+so tests run it on a real pty and a real thread.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import threading
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+from firmware_host.port import BytePort, TowerIOError
+from firmware_host.protocol import Kind, Message
+from firmware_host.reader import TowerEvent, TowerReader, TowerReading
+
+Event = TowerReading | TowerEvent
+
+
+@dataclass(frozen=True)
+class Status:
+    """Connection changes: "connected", "disconnected" (with why), "retrying"."""
+
+    state: str
+    detail: str = ""
+
+
+@dataclass
+class TowerDriver:
+    open_port: Callable[[], BytePort]
+    on_event: Callable[[Event | Status], None]
+    heartbeat_s: float = 1.0
+    missed_heartbeats: int = 3
+    backoff_start: float = 0.05
+    backoff_max: float = 5.0
+    ack_timeout: float = 0.3
+    ack_retries: int = 3
+    mode: str = "auto"
+    reader: TowerReader = field(init=False)
+    _port: BytePort | None = field(default=None, init=False)
+    _seq: int = field(default=0, init=False)
+    _acks: set[int] = field(default_factory=set, init=False)
+    _ack_ready: threading.Condition = field(default_factory=threading.Condition, init=False)
+    connections: int = field(default=0, init=False)
+
+    def __post_init__(self) -> None:
+        self.reader = TowerReader(self.mode)
+
+    # --- commands -------------------------------------------------------------------------
+    def _next_seq(self) -> int:
+        self._seq = (self._seq % 0xFFFF) + 1
+        return self._seq
+
+    def _write(self, message: Message) -> None:
+        port = self._port
+        if port is None:
+            raise TowerIOError("no tower connected")
+        port.write(message.encode())
+
+    def command(self, kind: Kind, **payload: Any) -> bool:
+        """Send a command and wait for its ACK, retrying; False if it never came."""
+        message = Message(kind, self._next_seq(), 0, dict(payload))
+        for _ in range(self.ack_retries):
+            try:
+                self._write(message)
+            except TowerIOError:
+                return False
+            with self._ack_ready:
+                if self._ack_ready.wait_for(lambda: message.seq in self._acks, self.ack_timeout):
+                    self._acks.discard(message.seq)
+                    return True
+        return False
+
+    # --- the loop -------------------------------------------------------------------------
+    def run(self, stop: threading.Event) -> None:
+        """Connect, read, reconnect — until ``stop`` is set."""
+        delay = self.backoff_start
+        while not stop.is_set():
+            try:
+                self._port = self.open_port()
+            except TowerIOError as err:
+                self.on_event(Status("retrying", f"{err}; next try in {delay:.2f} s"))
+                stop.wait(delay)
+                delay = min(delay * 2, self.backoff_max)
+                continue
+            delay = self.backoff_start
+            self.connections += 1
+            self.on_event(Status("connected"))
+            why = self._read_until_lost(stop)
+            port, self._port = self._port, None
+            with contextlib.suppress(OSError):
+                port.close()
+            if not stop.is_set():
+                self.on_event(Status("disconnected", why))
+
+    def _read_until_lost(self, stop: threading.Event) -> str:
+        port = self._port
+        assert port is not None
+        try:
+            if self.mode != "text":
+                port.write(Message(Kind.HELLO, self._next_seq()).encode())
+                port.write(Message(Kind.REQUEST_STATE, self._next_seq()).encode())
+        except TowerIOError as err:
+            return str(err)
+        last_heard = time.monotonic()
+        silence = self.heartbeat_s * self.missed_heartbeats
+        while not stop.is_set():
+            try:
+                data = port.read(4096)
+            except TowerIOError as err:
+                return str(err)
+            if data:
+                events = self.reader.feed(data)
+                if events:
+                    last_heard = time.monotonic()
+                for event in events:
+                    if isinstance(event, TowerEvent) and event.kind == "ack":
+                        with self._ack_ready:
+                            self._acks.add(event.detail["acked"])
+                            self._ack_ready.notify_all()
+                    self.on_event(event)
+            elif self.reader.mode != "text" and time.monotonic() - last_heard > silence:
+                return f"no heartbeat for {silence:.1f} s"
+        return "stopped"
+
+
+def find_port(vid: int, pid: int, serial_number: str | None = None) -> str | None:
+    """The device path of a USB tower with these ids, or None if it is not plugged in."""
+    from serial.tools import list_ports  # pyserial, imported only when looking
+
+    for info in list_ports.comports():
+        same_serial = serial_number is None or info.serial_number == serial_number
+        if info.vid == vid and info.pid == pid and same_serial:
+            return str(info.device)
+    return None
