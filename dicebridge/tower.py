@@ -13,7 +13,7 @@ from typing import Any
 from firmware_host.port import SerialPort, TowerIOError
 from firmware_host.protocol import DieCode, Kind, Message
 from firmware_host.reader import TowerEvent, TowerReader, TowerReading
-from firmware_host.simulator import TowerSimulator, open_pty, serve
+from firmware_host.simulator import TowerSimulator, open_pty, serve, serve_tcp
 
 DICE = {code.die: code for code in DieCode}
 
@@ -31,6 +31,11 @@ def add_subcommand(subparsers: Any) -> None:
     sim.add_argument("--crooked", type=float, default=0.0, help="chance a die lands cocked")
     sim.add_argument("--repeat", type=float, default=0.0, help="chance a result is sent twice")
     sim.add_argument("--seed", type=int, default=None)
+    sim.add_argument("--fault-every", type=int, default=0, metavar="N", help="jam every N throws")
+    sim.add_argument(
+        "--tcp", type=int, metavar="PORT",
+        help="serve on 127.0.0.1:PORT (watch with --port socket://127.0.0.1:PORT) instead of a pty",
+    )  # fmt: skip
     sim.add_argument(
         "--linger", type=float, default=0.0, metavar="S",
         help="after the throws, stay connected S seconds (default: until Ctrl-C)",
@@ -54,7 +59,18 @@ def simulate(args: argparse.Namespace) -> int:
         noise=args.noise,
         crooked=args.crooked,
         repeat=args.repeat,
+        fault_every=args.fault_every,
     )
+    if args.tcp is not None:
+        stop_tcp = threading.Event()
+        try:
+            serve_tcp(
+                sim, args.tcp, args.throws, args.interval, stop_tcp,
+                on_listening=lambda p: print(f"socket://127.0.0.1:{p}", flush=True),
+            )  # fmt: skip
+        except KeyboardInterrupt:
+            stop_tcp.set()
+        return 0
     master, path = open_pty()
     print(path, flush=True)
     stop = threading.Event()

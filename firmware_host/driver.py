@@ -19,7 +19,7 @@ from __future__ import annotations
 import contextlib
 import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -146,3 +146,42 @@ def find_port(vid: int, pid: int, serial_number: str | None = None) -> str | Non
         if info.vid == vid and info.pid == pid and same_serial:
             return str(info.device)
     return None
+
+
+class TowerFleet:
+    """Several towers at once: one driver and one thread each, events tagged by name."""
+
+    def __init__(
+        self,
+        towers: Mapping[str, Callable[[], BytePort]],
+        on_event: Callable[[str, Event | Status], None],
+        **options: Any,
+    ) -> None:
+        self._stop = threading.Event()
+        self.drivers = {
+            name: TowerDriver(opener, _tagged(on_event, name), **options)
+            for name, opener in towers.items()
+        }
+        self._threads: list[threading.Thread] = []
+
+    def start(self) -> None:
+        for name, driver in self.drivers.items():
+            thread = threading.Thread(
+                target=driver.run, args=(self._stop,), name=f"tower-{name}", daemon=True
+            )
+            thread.start()
+            self._threads.append(thread)
+
+    def stop(self, timeout: float = 5.0) -> None:
+        self._stop.set()
+        for thread in self._threads:
+            thread.join(timeout)
+
+
+def _tagged(
+    on_event: Callable[[str, Event | Status], None], name: str
+) -> Callable[[Event | Status], None]:
+    def forward(event: Event | Status) -> None:
+        on_event(name, event)
+
+    return forward

@@ -22,7 +22,8 @@ class BytePort(Protocol):
 
 
 class SerialPort:
-    """A real serial device (USB tower, or a pty that stands in for one)."""
+    """A real serial device (USB tower, or a pty that stands in for one), or a
+    pyserial URL such as ``socket://127.0.0.1:7000`` for a tower on the network."""
 
     def __init__(self, path: str, baudrate: int = 115_200, timeout: float = 0.05) -> None:
         import serial  # pyserial, imported only when a port is really opened
@@ -30,8 +31,11 @@ class SerialPort:
         self._serial_error: type[Exception] = serial.SerialException
         self.path = path
         try:
-            self._port: Any = serial.Serial(path, baudrate=baudrate, timeout=timeout)
-        except (serial.SerialException, OSError) as err:
+            if "://" in path:  # socket://host:port and the other pyserial URL handlers
+                self._port: Any = serial.serial_for_url(path, baudrate=baudrate, timeout=timeout)
+            else:
+                self._port = serial.Serial(path, baudrate=baudrate, timeout=timeout)
+        except (serial.SerialException, OSError, ValueError) as err:
             raise TowerIOError(f"cannot open {path}: {err}") from None
 
     def read(self, size: int = 4096) -> bytes:

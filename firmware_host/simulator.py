@@ -12,12 +12,14 @@ import os
 import random
 import threading
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from firmware_host.protocol import (
     CAN_TUMBLE,
     READS_FACES,
     DieCode,
+    FaultCode,
     Kind,
     Message,
     ProtocolError,
@@ -38,6 +40,7 @@ class TowerSimulator:
     noise: float = 0.0  # chance of a burst of garbage before a frame or line
     crooked: float = 0.0  # chance that a die lands cocked (binary mode reports it)
     repeat: float = 0.0  # chance that a result frame is sent twice
+    fault_every: int = 0  # send a FAULT (jam) every N throws
     device_id: str = "sim-tower"
     _seq: int = 0
     _roll: int = 0
@@ -76,6 +79,8 @@ class TowerSimulator:
     def throw(self) -> tuple[bytes, list[tuple[str, int]]]:
         """The bytes of one throw and the (die, value) pairs it truly showed."""
         self._roll += 1
+        if self.fault_every and self.mode == "binary" and self._roll % self.fault_every == 0:
+            return self._message(Kind.FAULT, code=FaultCode.JAM, detail="tumbler jammed"), []
         faces = [(die, self.rng.randrange(SIZES[die])) for die in self.slots]
         truth = [(die.die, die.face_value(i)) for die, i in faces]
         if self.mode == "text":
@@ -203,3 +208,31 @@ def serve(
                 return
     except OSError:
         return  # the pty was closed under us: the tower was unplugged
+
+
+def serve_tcp(
+    sim: TowerSimulator,
+    port: int,
+    throws: int,
+    interval: float,
+    stop: threading.Event,
+    on_listening: Callable[[int], None] | None = None,
+) -> None:
+    """The same tower on a TCP port on the loopback (``socket://127.0.0.1:PORT``),
+    one host at a time."""
+    import socket
+
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as server:
+        server.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        server.bind(("127.0.0.1", port))
+        server.listen(1)
+        server.settimeout(0.2)
+        if on_listening is not None:
+            on_listening(server.getsockname()[1])
+        while not stop.is_set():
+            try:
+                conn, _ = server.accept()
+            except TimeoutError:
+                continue
+            with conn:
+                serve(sim, conn.fileno(), throws, interval, stop)

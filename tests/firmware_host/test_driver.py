@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+import functools
 import os
 import random
 import threading
 import time
+from collections.abc import Callable
 
 from firmware_host.driver import Status, TowerDriver, find_port
 from firmware_host.port import SerialPort, TowerIOError
@@ -129,3 +131,78 @@ def test_commands_are_acknowledged_or_reported_missing() -> None:
 
 def test_unknown_usb_tower_is_not_found() -> None:
     assert find_port(0xFFFF, 0xFFFF, "no-such-tower") is None
+
+
+def test_two_towers_at_once_keep_their_readings_apart() -> None:
+    from firmware_host.driver import TowerFleet
+
+    events: dict[str, list[object]] = {"left": [], "right": []}
+    done = threading.Condition()
+
+    def on_event(name: str, event: object) -> None:
+        with done:
+            events[name].append(event)
+            done.notify_all()
+
+    towers: dict[str, Callable[[], SerialPort]] = {}
+    stops = []
+    threads = []
+    for name, die in (("left", DieCode.D6), ("right", DieCode.D20)):
+        master, path = open_pty()
+        stop = threading.Event()
+        sim = TowerSimulator(slots=(die,), rng=random.Random(len(name)))
+        t = threading.Thread(target=serve, args=(sim, master, 5, 0.005, stop, 0.0))
+        t.start()
+        towers[name] = functools.partial(SerialPort, path, timeout=0.01)
+        stops.append((stop, master))
+        threads.append(t)
+    fleet = TowerFleet(towers, on_event, heartbeat_s=1.0)
+    fleet.start()
+    try:
+        with done:
+            assert done.wait_for(
+                lambda: all(
+                    sum(isinstance(e, TowerReading) for e in evs) >= 5 for evs in events.values()
+                ),
+                5.0,
+            )
+    finally:
+        fleet.stop()
+        for (stop, master), t in zip(stops, threads, strict=True):
+            stop.set()
+            t.join()
+            os.close(master)
+    dice = {n: {e.die for e in evs if isinstance(e, TowerReading)} for n, evs in events.items()}
+    assert dice == {"left": {"d6"}, "right": {"d20"}}
+
+
+def test_a_tower_on_tcp_with_faults() -> None:
+    from firmware_host.simulator import serve_tcp
+
+    listening: list[int] = []
+    ready = threading.Event()
+    stop = threading.Event()
+    sim = TowerSimulator(slots=(DieCode.D6,), rng=random.Random(8), fault_every=3)
+
+    def on_listening(port: int) -> None:
+        listening.append(port)
+        ready.set()
+
+    server = threading.Thread(target=serve_tcp, args=(sim, 0, 6, 0.005, stop, on_listening))
+    server.start()
+    assert ready.wait(5)
+    bench = Bench()
+    bench.path = f"socket://127.0.0.1:{listening[0]}"
+    _, driver_stop, thread = start_driver(bench, heartbeat_s=1.0)
+    try:
+        assert bench.wait_for(lambda: len(bench.readings()) >= 4)
+        assert bench.wait_for(
+            lambda: any(isinstance(e, TowerEvent) and e.kind == "fault" for e in bench.events)
+        )
+    finally:
+        driver_stop.set()
+        thread.join(timeout=5)
+        stop.set()
+        server.join(timeout=5)
+    faults = [e for e in bench.events if isinstance(e, TowerEvent) and e.kind == "fault"]
+    assert faults[0].detail["code"] == "jam"
