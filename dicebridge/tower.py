@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import random
 import sys
 import threading
@@ -32,6 +33,10 @@ def add_subcommand(subparsers: Any) -> None:
     sim.add_argument("--repeat", type=float, default=0.0, help="chance a result is sent twice")
     sim.add_argument("--seed", type=int, default=None)
     sim.add_argument("--fault-every", type=int, default=0, metavar="N", help="jam every N throws")
+    sim.add_argument(
+        "--unplug-every", type=int, default=0, metavar="N",
+        help="after every N throws, unplug (close the pty) and plug in again on a new one",
+    )  # fmt: skip
     sim.add_argument(
         "--tcp", type=int, metavar="PORT",
         help="serve on 127.0.0.1:PORT (watch with --port socket://127.0.0.1:PORT) instead of a pty",
@@ -71,11 +76,22 @@ def simulate(args: argparse.Namespace) -> int:
         except KeyboardInterrupt:
             stop_tcp.set()
         return 0
-    master, path = open_pty()
-    print(path, flush=True)
     stop = threading.Event()
+    remaining = args.throws
     try:
-        serve(sim, master, args.throws, args.interval, stop, linger=args.linger)
+        while True:
+            master, path = open_pty()
+            print(path, flush=True)
+            if not args.unplug_every:
+                serve(sim, master, args.throws, args.interval, stop, linger=args.linger)
+                return 0
+            batch = args.unplug_every if remaining == 0 else min(args.unplug_every, remaining)
+            serve(sim, master, batch, args.interval, stop, linger=args.interval or 0.1)
+            os.close(master)  # unplugged; the next pty is the tower plugged in again
+            if args.throws:
+                remaining -= batch
+                if remaining <= 0:
+                    return 0
     except KeyboardInterrupt:
         pass
     finally:

@@ -185,3 +185,19 @@ def _tagged(
         on_event(name, event)
 
     return forward
+
+
+def usb_port_opener(
+    vid: int, pid: int, serial_number: str | None = None, baudrate: int = 115_200
+) -> Callable[[], BytePort]:
+    """An ``open_port`` for TowerDriver that finds a USB tower wherever it was replugged."""
+    from firmware_host.port import SerialPort
+
+    def open_port() -> BytePort:
+        path = find_port(vid, pid, serial_number)
+        if path is None:
+            wanted = f"{vid:04x}:{pid:04x}" + (f" serial {serial_number}" if serial_number else "")
+            raise TowerIOError(f"no tower with USB id {wanted} is plugged in")
+        return SerialPort(path, baudrate=baudrate)
+
+    return open_port

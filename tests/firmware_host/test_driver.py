@@ -206,3 +206,13 @@ def test_a_tower_on_tcp_with_faults() -> None:
         server.join(timeout=5)
     faults = [e for e in bench.events if isinstance(e, TowerEvent) and e.kind == "fault"]
     assert faults[0].detail["code"] == "jam"
+
+
+def test_a_usb_opener_says_which_tower_is_missing() -> None:
+    import pytest
+
+    from firmware_host.driver import usb_port_opener
+
+    opener = usb_port_opener(0x2E8A, 0x000A, "E660")
+    with pytest.raises(TowerIOError, match="2e8a:000a serial E660"):
+        opener()
