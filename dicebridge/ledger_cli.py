@@ -1,0 +1,57 @@
+"""`dicebridge ledger verify|export`: check and read the appliance's record."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+from typing import Any
+
+from server.ledger import Ledger, LedgerError
+
+DEFAULT_DATA_DIR = Path("data")
+
+
+def add_subcommand(subparsers: Any) -> None:
+    parser = subparsers.add_parser("ledger", help="verify or export the ledger of throws")
+    sub = parser.add_subparsers(dest="ledger", metavar="ACTION", required=True)
+    verify = sub.add_parser("verify", help="check the hash chain; exit 1 naming the first bad row")
+    export = sub.add_parser("export", help="every row, as CSV or JSON, to standard output")
+    export.add_argument("--format", choices=("csv", "json"), default="csv")
+    for p in (verify, export):
+        p.add_argument("--data-dir", type=Path, default=DEFAULT_DATA_DIR, help="default ./data")
+    verify.set_defaults(handler=run_verify)
+    export.set_defaults(handler=run_export)
+
+
+def _open(data_dir: Path) -> Ledger | None:
+    if not (data_dir / "ledger.sqlite3").exists():
+        print(f"dicebridge ledger: no ledger in {data_dir}", file=sys.stderr)
+        return None
+    try:
+        return Ledger(data_dir)
+    except LedgerError as err:
+        print(f"dicebridge ledger: {err}", file=sys.stderr)
+        return None
+
+
+def run_verify(args: argparse.Namespace) -> int:
+    ledger = _open(args.data_dir)
+    if ledger is None:
+        return 2
+    with ledger:
+        result = ledger.verify()
+    if result.ok:
+        print(f"ledger intact: {result.rows} rows, every hash and link checks out")
+        return 0
+    print(f"ledger broken at row {result.first_bad}: {result.why}")
+    return 1
+
+
+def run_export(args: argparse.Namespace) -> int:
+    ledger = _open(args.data_dir)
+    if ledger is None:
+        return 2
+    with ledger:
+        sys.stdout.write(ledger.export(args.format))
+    return 0

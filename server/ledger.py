@@ -1,0 +1,187 @@
+"""The ledger: every throw, reading, check and resolution, appended and hash-chained.
+
+One SQLite file in the data directory (WAL, synchronous=FULL: a row is on disk
+when ``append`` returns).  Rows are only ever inserted — triggers refuse UPDATE
+and DELETE — and each row carries the SHA-256 of the previous row, so a record
+cannot be changed or removed unnoticed: :meth:`Ledger.verify` walks the chain
+and names the first bad row.
+
+The ledger is opened by whoever needs it and passed along; there is no
+module-level connection.
+"""
+
+from __future__ import annotations
+
+import csv
+import hashlib
+import io
+import json
+import sqlite3
+import threading
+from collections.abc import Iterator
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+GENESIS = "0" * 64
+KINDS = ("throw", "reading", "check", "resolution", "die", "note")
+
+SCHEMA = """
+CREATE TABLE IF NOT EXISTS entries (
+    id INTEGER PRIMARY KEY,
+    kind TEXT NOT NULL,
+    at TEXT NOT NULL,
+    body TEXT NOT NULL,
+    prev_hash TEXT NOT NULL,
+    hash TEXT NOT NULL
+);
+CREATE TRIGGER IF NOT EXISTS entries_no_update BEFORE UPDATE ON entries
+BEGIN SELECT RAISE(ABORT, 'the ledger is append-only'); END;
+CREATE TRIGGER IF NOT EXISTS entries_no_delete BEFORE DELETE ON entries
+BEGIN SELECT RAISE(ABORT, 'the ledger is append-only'); END;
+"""
+
+
+class LedgerError(RuntimeError):
+    """The ledger cannot be opened or written; the message says why."""
+
+
+@dataclass(frozen=True)
+class Entry:
+    id: int
+    kind: str
+    at: str
+    body: dict[str, Any]
+    prev_hash: str
+    hash: str
+
+
+@dataclass(frozen=True)
+class Verification:
+    ok: bool
+    rows: int
+    first_bad: int | None = None
+    why: str = ""
+
+
+def row_hash(entry_id: int, kind: str, at: str, body: str, prev_hash: str) -> str:
+    text = "\x1f".join((str(entry_id), kind, at, body, prev_hash))
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()
+
+
+def canonical(body: dict[str, Any]) -> str:
+    """One spelling per body: sorted keys, no spaces, so the hash is reproducible."""
+    return json.dumps(body, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+
+
+class Ledger:
+    """An append-only, hash-chained record in ``data_dir/ledger.sqlite3``."""
+
+    def __init__(self, data_dir: Path) -> None:
+        self.data_dir = Path(data_dir)
+        self.path = self.data_dir / "ledger.sqlite3"
+        try:
+            self.data_dir.mkdir(parents=True, exist_ok=True)
+            self._db = sqlite3.connect(self.path, check_same_thread=False, isolation_level=None)
+            self._db.execute("PRAGMA journal_mode=WAL")
+            self._db.execute("PRAGMA synchronous=FULL")
+            self._db.executescript(SCHEMA)
+        except (OSError, sqlite3.Error) as err:
+            raise LedgerError(f"cannot open the ledger at {self.path}: {err}") from None
+        self._lock = threading.Lock()
+
+    def close(self) -> None:
+        self._db.close()
+
+    def __enter__(self) -> Ledger:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    def append(self, kind: str, body: dict[str, Any]) -> Entry:
+        """Append one row; when this returns, the row is durable."""
+        if kind not in KINDS:
+            raise ValueError(f"unknown ledger entry kind {kind!r}; kinds are {', '.join(KINDS)}")
+        text = canonical(body)
+        at = datetime.now(UTC).isoformat(timespec="microseconds")
+        with self._lock:
+            try:
+                self._db.execute("BEGIN IMMEDIATE")
+                last = self._db.execute(
+                    "SELECT id, hash FROM entries ORDER BY id DESC LIMIT 1"
+                ).fetchone()
+                entry_id, prev = (last[0] + 1, last[1]) if last else (1, GENESIS)
+                digest = row_hash(entry_id, kind, at, text, prev)
+                self._db.execute(
+                    "INSERT INTO entries (id, kind, at, body, prev_hash, hash) "
+                    "VALUES (?, ?, ?, ?, ?, ?)",
+                    (entry_id, kind, at, text, prev, digest),
+                )
+                self._db.execute("COMMIT")
+            except sqlite3.Error as err:
+                if self._db.in_transaction:
+                    self._db.execute("ROLLBACK")
+                raise LedgerError(f"could not write to the ledger: {err}") from None
+        return Entry(entry_id, kind, at, json.loads(text), prev, digest)
+
+    def entries(self, kind: str | None = None, after: int = 0) -> Iterator[Entry]:
+        query = "SELECT id, kind, at, body, prev_hash, hash FROM entries WHERE id > ?"
+        args: tuple[Any, ...] = (after,)
+        if kind is not None:
+            query += " AND kind = ?"
+            args += (kind,)
+        for row in self._db.execute(query + " ORDER BY id", args):
+            yield Entry(row[0], row[1], row[2], json.loads(row[3]), row[4], row[5])
+
+    def count(self) -> int:
+        return int(self._db.execute("SELECT COUNT(*) FROM entries").fetchone()[0])
+
+    def verify(self) -> Verification:
+        """Walk the chain; the first row whose hash or link is wrong is named."""
+        prev = GENESIS
+        expected_id = 1
+        rows = 0
+        cursor = self._db.execute(
+            "SELECT id, kind, at, body, prev_hash, hash FROM entries ORDER BY id"
+        )
+        for entry_id, kind, at, body, prev_hash, digest in cursor:
+            rows += 1
+            if entry_id != expected_id:
+                return Verification(False, rows, expected_id, f"row {expected_id} is missing")
+            if prev_hash != prev:
+                return Verification(False, rows, entry_id, "its link to the previous row is broken")
+            if row_hash(entry_id, kind, at, body, prev_hash) != digest:
+                return Verification(False, rows, entry_id, "its content does not match its hash")
+            prev = digest
+            expected_id += 1
+        return Verification(True, rows)
+
+    def export(self, fmt: str) -> str:
+        rows: list[dict[str, Any]] = [
+            {"id": e.id, "kind": e.kind, "at": e.at, "body": e.body, "hash": e.hash}
+            for e in self.entries()
+        ]
+        if fmt == "json":
+            return json.dumps(rows, ensure_ascii=False, indent=1) + "\n"
+        if fmt == "csv":
+            buffer = io.StringIO()
+            writer = csv.writer(buffer, lineterminator="\n")
+            writer.writerow(["id", "kind", "at", "body", "hash"])
+            for r in rows:
+                writer.writerow([r["id"], r["kind"], r["at"], canonical(r["body"]), r["hash"]])
+            return buffer.getvalue()
+        raise ValueError(f"export formats are csv and json, not {fmt!r}")
+
+    def store_crop(self, image: bytes, suffix: str = ".png") -> tuple[str, Path]:
+        """Keep a die's crop image for audits and disputes: (SHA-256, path)."""
+        digest = hashlib.sha256(image).hexdigest()
+        folder = self.data_dir / "crops"
+        folder.mkdir(exist_ok=True)
+        path = folder / f"{digest}{suffix}"
+        if not path.exists():
+            tmp = path.with_suffix(path.suffix + ".tmp")
+            tmp.write_bytes(image)
+            tmp.replace(path)
+        return digest, path

@@ -1,0 +1,131 @@
+"""The ledger: append-only, hash-chained, durable through SIGKILL (a real SQLite file)."""
+
+from __future__ import annotations
+
+import json
+import signal
+import sqlite3
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from dicebridge.cli import main
+from server.ledger import Ledger, LedgerError
+
+WRITER = """
+import sys
+from pathlib import Path
+from server.ledger import Ledger
+ledger = Ledger(Path(sys.argv[1]))
+for i in range(10_000):
+    entry = ledger.append("throw", {"n": i, "dice": [{"die": "d6", "face": i % 6 + 1}]})
+    print(entry.id, i, flush=True)  # acknowledged: the row is committed
+"""
+
+
+def test_rows_chain_and_verify(tmp_path: Path) -> None:
+    with Ledger(tmp_path) as ledger:
+        first = ledger.append("throw", {"dice": ["d6:3"]})
+        second = ledger.append("resolution", {"success": True})
+        assert (first.id, second.id) == (1, 2)
+        assert second.prev_hash == first.hash
+        assert ledger.verify().ok and ledger.verify().rows == 2
+        assert [e.kind for e in ledger.entries()] == ["throw", "resolution"]
+        assert [e.id for e in ledger.entries(kind="resolution")] == [2]
+
+
+def test_nothing_is_updated_or_deleted(tmp_path: Path) -> None:
+    with Ledger(tmp_path) as ledger:
+        ledger.append("throw", {"n": 1})
+    db = sqlite3.connect(tmp_path / "ledger.sqlite3")
+    with pytest.raises(sqlite3.DatabaseError, match="append-only"):
+        db.execute("UPDATE entries SET body = '{}' WHERE id = 1")
+    with pytest.raises(sqlite3.DatabaseError, match="append-only"):
+        db.execute("DELETE FROM entries")
+    db.close()
+
+
+def tamper(path: Path, sql: str) -> None:
+    """What an attacker with the file could do: drop the guard triggers and edit."""
+    db = sqlite3.connect(path / "ledger.sqlite3")
+    db.executescript("DROP TRIGGER entries_no_update; DROP TRIGGER entries_no_delete; " + sql)
+    db.close()
+
+
+@pytest.mark.parametrize(
+    ("sql", "bad_row", "why"),
+    [
+        ("UPDATE entries SET body = '{\"n\":99}' WHERE id = 3;", 3, "content"),
+        ("DELETE FROM entries WHERE id = 2;", 2, "missing"),
+        ("UPDATE entries SET prev_hash = hash WHERE id = 4;", 4, "link"),
+    ],
+)
+def test_tampering_is_found_and_named(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], sql: str, bad_row: int, why: str
+) -> None:
+    with Ledger(tmp_path) as ledger:
+        for n in range(5):
+            ledger.append("throw", {"n": n})
+    assert main(["ledger", "verify", "--data-dir", str(tmp_path)]) == 0
+    tamper(tmp_path, sql)
+    assert main(["ledger", "verify", "--data-dir", str(tmp_path)]) == 1
+    out = capsys.readouterr().out
+    assert f"row {bad_row}" in out and why in out
+
+
+def test_export(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    with Ledger(tmp_path) as ledger:
+        ledger.append("throw", {"dice": ["d20:17"], "note": "é"})
+        digest, crop = ledger.store_crop(b"\x89PNG fake crop")
+        ledger.append("reading", {"die": "d20", "face": 17, "crop_sha256": digest})
+    assert crop.read_bytes() == b"\x89PNG fake crop"
+    assert main(["ledger", "export", "--data-dir", str(tmp_path), "--format", "json"]) == 0
+    rows = json.loads(capsys.readouterr().out)
+    assert [r["kind"] for r in rows] == ["throw", "reading"]
+    assert rows[1]["body"]["crop_sha256"] == digest
+    assert main(["ledger", "export", "--data-dir", str(tmp_path), "--format", "csv"]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    assert lines[0] == "id,kind,at,body,hash" and len(lines) == 3
+
+
+def test_bad_input_is_refused_and_loses_nothing(tmp_path: Path) -> None:
+    with Ledger(tmp_path) as ledger:
+        ledger.append("throw", {"n": 1})
+        with pytest.raises(ValueError, match="unknown ledger entry kind"):
+            ledger.append("gossip", {})
+        with pytest.raises(TypeError):
+            ledger.append("throw", {"not json": object()})
+        assert ledger.count() == 1 and ledger.verify().ok
+    assert main(["ledger", "verify", "--data-dir", str(tmp_path / "nowhere")]) == 2
+    (tmp_path / "file").write_text("x")
+    with pytest.raises(LedgerError, match="cannot open"):
+        Ledger(tmp_path / "file")
+
+
+def test_sigkill_mid_writes_loses_no_acknowledged_throw(tmp_path: Path) -> None:
+    root = Path(__file__).resolve().parents[2]
+    proc = subprocess.Popen(
+        [sys.executable, "-c", WRITER, str(tmp_path)],
+        cwd=root,
+        stdout=subprocess.PIPE,
+        text=True,
+    )
+    assert proc.stdout is not None
+    acknowledged: list[tuple[int, int]] = []
+    for line in proc.stdout:
+        entry_id, n = map(int, line.split())
+        acknowledged.append((entry_id, n))
+        if len(acknowledged) == 1500:
+            proc.send_signal(signal.SIGKILL)  # mid-stream, without warning
+            break
+    proc.wait()
+    proc.stdout.close()
+    assert proc.returncode == -signal.SIGKILL
+    with Ledger(tmp_path) as ledger:
+        stored = {e.id: e.body["n"] for e in ledger.entries()}
+        result = ledger.verify()
+    assert result.ok, result.why
+    assert all(stored.get(entry_id) == n for entry_id, n in acknowledged)
+    assert 1500 <= len(stored) < 10_000
