@@ -21,7 +21,7 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--version", action="version", version=f"dicebridge {__version__}")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND", required=True)
 
-    from dicebridge import audit_cli, demo, ledger_cli, odds, resolve, tables, tower
+    from dicebridge import audit_cli, demo, ledger_cli, odds, resolve, serve, tables, tower
     from dicebridge.bench import add_subcommand as add_bench
 
     odds.add_subcommand(sub)
@@ -30,6 +30,7 @@ def build_parser() -> argparse.ArgumentParser:
     audit_cli.add_subcommand(sub)
     tower.add_subcommand(sub)
     ledger_cli.add_subcommand(sub)
+    serve.add_subcommand(sub)
     add_bench(sub)
     demo.add_subcommand(sub)
     return parser

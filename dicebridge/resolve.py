@@ -211,24 +211,12 @@ def run(args: argparse.Namespace) -> int:
             print(json.dumps({"status": "refused", "error": str(err)}))
         print(f"dicebridge resolve {args.system}: {err}", file=sys.stderr)
         return 2
-    need = check.need()
-    if need is not None:
-        p, _exact = check.chance()
-        if args.json:
-            print(
-                json.dumps(
-                    {
-                        "status": "need",
-                        "need": [{"die": need.die, "count": need.count}],
-                        "prompt": need.prompt,
-                        "probability": p,
-                        "readings": len(check.readings),
-                    }
-                )
-            )
-        else:
-            print(need.prompt)
-        return 0
+    state = check.to_dict()
+    if args.json:
+        print(json.dumps(state))
+    else:
+        print(state["prompt"] if state["status"] == "need" else state["explanation"])
+    return 0
     resolution = check.resolve()
     if args.json:
         print(json.dumps({"status": "resolved", **resolution.to_dict()}))

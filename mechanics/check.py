@@ -104,6 +104,21 @@ class DiceCheck:
     def resolution(self) -> Resolution | None:
         return self.resolve() if self.resolved else None
 
+    def to_dict(self) -> dict[str, Any]:
+        """The check as plain data, in the shape of `dicebridge resolve --json`."""
+        need = self.need()
+        if need is not None:
+            p, exact = self.chance()
+            return {
+                "status": "need",
+                "need": [{"die": need.die, "count": need.count}],
+                "prompt": need.prompt,
+                "probability": p,
+                "exact": None if exact is None else f"{exact.numerator}/{exact.denominator}",
+                "readings": len(self.readings),
+            }
+        return {"status": "resolved", **self.resolve().to_dict()}
+
     def accept(self, *readings: Reading) -> Self:
         """This check with the readings added, in order; all or nothing.
 

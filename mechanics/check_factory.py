@@ -7,6 +7,7 @@ difficulty=6, fate="lucky")``.  Unknown parameters are refused by name.
 
 from __future__ import annotations
 
+import dataclasses
 from typing import Any
 
 from mechanics import d6pool
@@ -24,9 +25,31 @@ SYSTEMS = ("dphi", "peupfudge", "d6pool", "decibel", "d5")
 ROLLER_FIELDS = ("level", "fate", "labor", "leverage", "supernatural", "leverage_before_cap")
 
 
+def _names(*classes: type) -> set[str]:
+    return {f.name for c in classes for f in dataclasses.fields(c) if f.init} - {"readings"}
+
+
+def parameter_names(system: str) -> set[str]:
+    """The parameters a system's check takes (the names of `dicebridge odds`)."""
+    names = {
+        "dphi": _names(DphiCheck) | {"versus"},
+        "peupfudge": _names(PeupfudgeCheck) | {"opposed"},
+        "d6pool": (_names(D6PoolCheck) - {"roller"}) | set(ROLLER_FIELDS),
+        "decibel": _names(DecibelCheck),
+        "d5": _names(D5Check),
+    }
+    if system not in names:
+        raise ValueError(f"unknown system {system!r}; systems are {', '.join(SYSTEMS)}")
+    return names[system]
+
+
 def create_check(system: str, **params: Any) -> DiceCheck:
     """A fresh check (no readings yet); ValueError names any bad parameter."""
     params = {k: v for k, v in params.items() if v is not None}
+    unknown = sorted(set(params) - parameter_names(system))
+    if unknown:
+        known = ", ".join(sorted(parameter_names(system)))
+        raise ValueError(f"{system}: unknown parameter {unknown[0]!r}; parameters are {known}")
     try:
         if system == "dphi":
             if "versus" in params:

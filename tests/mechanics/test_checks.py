@@ -239,7 +239,7 @@ def test_checks_are_created_by_system_name_with_the_odds_names() -> None:
     assert pool.chance()[1] == d6pool.p_check(d6pool.Roller(5, d6pool.Fate.LUCKY, leverage=1), 6)
     assert isinstance(create_check("dphi", might=1.0, versus=0.5), DphiCheck) is False
     assert create_check("decibel", pool=5, target=13, versus=None).need() == Need("d20", 5)
-    with pytest.raises(ValueError, match="unexpected keyword argument 'levle'"):
+    with pytest.raises(ValueError, match="unknown parameter 'levle'"):
         create_check("peupfudge", levle=2, difficulty=3)
     with pytest.raises(ValueError, match="unknown system"):
         create_check("d8pool", level=2)

@@ -1,0 +1,96 @@
+"""The appliance's HTTP API and WebSocket (FastAPI), over a Table it is given.
+
+Bad input gets a 4xx that says what is wrong; nothing a client sends produces
+a 500.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from typing import Any
+
+from fastapi import FastAPI, HTTPException, Query, WebSocket, WebSocketDisconnect
+from pydantic import BaseModel, Field
+
+from mechanics.reading import Reading, ReadingRefused
+from server.table import Table, UnknownCheck
+
+
+class NewCheck(BaseModel):
+    system: str = Field(description="dphi, peupfudge, d6pool, decibel or d5")
+    params: dict[str, Any] = Field(default_factory=dict, description="named as in odds")
+
+
+class Die(BaseModel):
+    die: str
+    value: int
+    confidence: float = 1.0
+    source: str = "manual"
+
+
+class Dice(BaseModel):
+    dice: list[Die] = Field(min_length=1, max_length=200)
+
+
+def create_app(table: Table) -> FastAPI:
+    app = FastAPI(title="dicebridge", version="1", docs_url="/api/docs")
+
+    @app.get("/api/health")
+    def health() -> dict[str, Any]:
+        return {"status": "ok", "sources": {"manual": "ready"}}
+
+    @app.post("/api/checks", status_code=201)
+    def new_check(body: NewCheck) -> dict[str, Any]:
+        try:
+            return table.create(body.system, body.params)
+        except (ValueError, TypeError) as err:
+            raise HTTPException(status_code=422, detail=str(err)) from None
+
+    @app.get("/api/checks/{check_id}")
+    def get_check(check_id: str) -> dict[str, Any]:
+        try:
+            return table.get(check_id)
+        except UnknownCheck:
+            raise HTTPException(status_code=404, detail=f"no check {check_id}") from None
+
+    @app.post("/api/checks/{check_id}/dice")
+    def add_dice(check_id: str, body: Dice) -> dict[str, Any]:
+        try:
+            readings = [Reading(d.die, d.value, d.confidence, d.source) for d in body.dice]
+            return table.add_dice(check_id, readings)
+        except UnknownCheck:
+            raise HTTPException(status_code=404, detail=f"no check {check_id}") from None
+        except ReadingRefused as err:
+            raise HTTPException(status_code=400, detail=str(err)) from None
+
+    @app.get("/api/throws")
+    def throws(limit: int = Query(50, ge=1, le=1000)) -> list[dict[str, Any]]:
+        return table.throws(limit)
+
+    @app.websocket("/ws")
+    async def events(socket: WebSocket) -> None:
+        await socket.accept()
+        loop = asyncio.get_running_loop()
+        queue: asyncio.Queue[dict[str, Any]] = asyncio.Queue(maxsize=1000)
+
+        def listener(event: dict[str, Any]) -> None:
+            # called from whatever thread produced the event: hand over to this loop
+            loop.call_soon_threadsafe(_offer, queue, event)
+
+        unsubscribe = table.subscribe(listener)
+        try:
+            await socket.send_json({"type": "hello", "version": 1})
+            while True:
+                await socket.send_json(await queue.get())
+        except WebSocketDisconnect:
+            pass
+        finally:
+            unsubscribe()
+
+    return app
+
+
+def _offer(queue: asyncio.Queue[dict[str, Any]], event: dict[str, Any]) -> None:
+    if queue.full():  # a stalled client loses its oldest events, never the service
+        queue.get_nowait()
+    queue.put_nowait(event)

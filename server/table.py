@@ -1,0 +1,114 @@
+"""The table: the active checks, fed by readings, recorded in the ledger, announced to outputs.
+
+Data flows one way: a source hands readings to :meth:`Table.add_dice`, the check
+resolves (or asks for more), the ledger records it, and every subscriber (the
+WebSocket, the attached display) hears about it.  Nothing downstream reaches
+back.  A refused reading changes nothing and is not recorded as a throw.
+"""
+
+from __future__ import annotations
+
+import threading
+import uuid
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from mechanics.check import DiceCheck
+from mechanics.check_factory import create_check
+from mechanics.reading import Reading, ReadingRefused
+from server.ledger import Ledger
+
+Listener = Callable[[dict[str, Any]], None]
+
+
+class UnknownCheck(KeyError):
+    """No check with that id."""
+
+
+@dataclass
+class ActiveCheck:
+    id: str
+    system: str
+    params: dict[str, Any]
+    check: DiceCheck
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"id": self.id, "system": self.system, "params": self.params, **self.check.to_dict()}
+
+
+class Table:
+    def __init__(self, ledger: Ledger) -> None:
+        self._ledger = ledger
+        self._checks: dict[str, ActiveCheck] = {}
+        self._listeners: list[Listener] = []
+        self._lock = threading.Lock()
+
+    # --- outputs ----------------------------------------------------------------------------
+    def subscribe(self, listener: Listener) -> Callable[[], None]:
+        with self._lock:
+            self._listeners.append(listener)
+
+        def unsubscribe() -> None:
+            with self._lock:
+                if listener in self._listeners:
+                    self._listeners.remove(listener)
+
+        return unsubscribe
+
+    def _announce(self, event: dict[str, Any]) -> None:
+        with self._lock:
+            listeners = list(self._listeners)
+        for listener in listeners:
+            listener(event)
+
+    # --- checks -----------------------------------------------------------------------------
+    def create(self, system: str, params: dict[str, Any]) -> dict[str, Any]:
+        """A new check; ValueError says what is wrong with the parameters."""
+        check = create_check(system, **params)
+        active = ActiveCheck(uuid.uuid4().hex[:12], system, dict(params), check)
+        with self._lock:
+            self._checks[active.id] = active
+        state = active.to_dict()
+        self._ledger.append(
+            "check",
+            {"check": active.id, "system": system, "params": params,
+             "probability": state["probability"]},
+        )  # fmt: skip
+        self._announce({"type": "check", **state})
+        return state
+
+    def get(self, check_id: str) -> dict[str, Any]:
+        return self._active(check_id).to_dict()
+
+    def _active(self, check_id: str) -> ActiveCheck:
+        with self._lock:
+            if check_id not in self._checks:
+                raise UnknownCheck(check_id)
+            return self._checks[check_id]
+
+    def add_dice(self, check_id: str, readings: Sequence[Reading]) -> dict[str, Any]:
+        """Feed readings to a check; ReadingRefused (nothing changed) or the new state."""
+        active = self._active(check_id)
+        with self._lock:
+            updated = active.check.accept(*readings)  # raises before anything is recorded
+            active.check = updated
+        dice = [
+            {"die": r.die, "face": r.face, "confidence": r.confidence, "source": r.source}
+            for r in readings
+        ]
+        self._ledger.append("throw", {"check": check_id, "dice": dice})
+        for reading in dice:
+            self._announce({"type": "reading", "check": check_id, **reading})
+        state = active.to_dict()
+        if state["status"] == "resolved":
+            self._ledger.append("resolution", {"check": check_id, **state})
+        self._announce({"type": "check", **state})
+        return state
+
+    def throws(self, limit: int = 50) -> list[dict[str, Any]]:
+        rows = [{"id": e.id, "at": e.at, **e.body} for e in self._ledger.entries(kind="throw")]
+        return rows[-limit:][::-1]
+
+
+__all__ = ["ReadingRefused", "Table", "UnknownCheck"]

@@ -1,0 +1,125 @@
+"""The HTTP API contract and the WebSocket, through FastAPI's test client, on a real ledger."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from fastapi.testclient import TestClient
+
+from server.app import create_app
+from server.ledger import Ledger
+from server.table import Table
+
+
+@pytest.fixture
+def client(tmp_path: Path) -> Iterator[TestClient]:
+    ledger = Ledger(tmp_path)
+    with TestClient(create_app(Table(ledger))) as test_client:
+        yield test_client
+    ledger.close()
+
+
+def test_health(client: TestClient) -> None:
+    reply = client.get("/api/health")
+    assert reply.status_code == 200 and reply.json()["status"] == "ok"
+
+
+def test_a_check_from_creation_to_resolution(client: TestClient) -> None:
+    reply = client.post("/api/checks", json={"system": "dphi", "params": {"might": 0.5}})
+    assert reply.status_code == 201
+    check = reply.json()
+    assert check["status"] == "need" and check["need"] == [{"die": "d10", "count": 1}]
+    assert check["probability"] == pytest.approx(0.52492, abs=1e-5)
+    url = f"/api/checks/{check['id']}/dice"
+    more = client.post(url, json={"dice": [{"die": "d10", "value": 4}]}).json()
+    assert more["status"] == "need"
+    done = client.post(url, json={"dice": [{"die": "d10", "value": 8}]}).json()
+    assert done["status"] == "resolved" and done["success"] is True
+    assert client.get(f"/api/checks/{check['id']}").json()["status"] == "resolved"
+    throws = client.get("/api/throws?limit=5").json()
+    assert [t["dice"][0]["face"] for t in throws] == [8, 4]  # newest first
+
+
+def test_bad_input_gets_a_4xx_that_says_why(client: TestClient) -> None:
+    assert client.post("/api/checks", json={"system": "d8pool", "params": {}}).status_code == 422
+    bad = client.post("/api/checks", json={"system": "d6pool", "params": {"levle": 3}})
+    assert bad.status_code == 422 and "levle" in bad.json()["detail"]
+    assert client.post("/api/checks", json={"nope": 1}).status_code == 422
+    assert client.get("/api/checks/missing").status_code == 404
+    check = client.post(
+        "/api/checks", json={"system": "d6pool", "params": {"level": 2, "difficulty": 3}}
+    ).json()
+    url = f"/api/checks/{check['id']}/dice"
+    refused = client.post(url, json={"dice": [{"die": "d6", "value": 9}]})
+    assert refused.status_code == 400 and "no face 9" in refused.json()["detail"]
+    wrong = client.post(url, json={"dice": [{"die": "d20", "value": 3}]})
+    assert wrong.status_code == 400 and "needs a d6" in wrong.json()["detail"]
+    assert client.post(url, json={"dice": []}).status_code == 422
+    assert client.get("/api/throws?limit=0").status_code == 422
+    # nothing refused was recorded, and the check is untouched
+    assert client.get("/api/throws").json() == []
+    assert client.get(f"/api/checks/{check['id']}").json()["readings"] == 0
+
+
+def test_websocket_announces_readings_and_checks(client: TestClient) -> None:
+    with client.websocket_connect("/ws") as socket:
+        assert socket.receive_json()["type"] == "hello"
+        check = client.post(
+            "/api/checks",
+            json={"system": "peupfudge", "params": {"level": 2, "difficulty": 4}},
+        ).json()
+        assert socket.receive_json() == {"type": "check", **check}
+        client.post(f"/api/checks/{check['id']}/dice", json={"dice": [{"die": "dF", "value": 1}]})
+        reading = socket.receive_json()
+        assert reading["type"] == "reading" and reading["face"] == 1
+        update = socket.receive_json()
+        assert update["type"] == "check" and update["readings"] == 1
+
+
+def test_every_request_is_in_the_ledger(tmp_path: Path) -> None:
+    ledger = Ledger(tmp_path)
+    with TestClient(create_app(Table(ledger))) as client:
+        check = client.post(
+            "/api/checks", json={"system": "decibel", "params": {"pool": 3, "target": 5}}
+        ).json()
+        dice = [{"die": "d20", "value": v} for v in (20, 10, 1)]
+        client.post(f"/api/checks/{check['id']}/dice", json={"dice": dice})
+    kinds = [e.kind for e in ledger.entries()]
+    assert kinds == ["check", "throw", "resolution"]
+    assert ledger.verify().ok
+    ledger.close()
+
+
+def test_dicebridge_serve_answers_over_real_http(tmp_path: Path) -> None:
+    import json
+    import socket
+    import subprocess
+    import sys
+    import time
+    import urllib.request
+
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    root = Path(__file__).resolve().parents[2]
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "dicebridge", "serve", "--port", str(port),
+         "--data-dir", str(tmp_path)],
+        cwd=root, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+    )  # fmt: skip
+    try:
+        deadline = time.monotonic() + 20
+        while True:
+            try:
+                with urllib.request.urlopen(f"http://127.0.0.1:{port}/api/health") as reply:
+                    assert json.loads(reply.read())["status"] == "ok"
+                    break
+            except OSError:
+                assert time.monotonic() < deadline, "the service did not come up"
+                time.sleep(0.2)
+    finally:
+        proc.terminate()
+        proc.wait(timeout=10)
+    assert (tmp_path / "ledger.sqlite3").exists()
