@@ -1,0 +1,127 @@
+"""The attached display: the last result large, and what to throw next.
+
+Rendering is a pure function from a :class:`Screen` to a Pillow image of the
+display's size and colour mode, so it is tested by looking at the pixels; a
+:class:`LumaDisplay` shows it on any luma device — an SSD1306 (128×64, I²C), an
+ST7789 (240×240, SPI), or luma's own dummy device in tests.  luma is imported
+only when a real device is opened.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, Protocol
+
+from PIL import Image, ImageDraw, ImageFont
+
+
+class DisplayError(RuntimeError):
+    """The display could not be opened or written (wiring, bus, address)."""
+
+
+@dataclass(frozen=True)
+class Screen:
+    """What the display says: a big headline (the result), a line under it, a prompt."""
+
+    headline: str
+    detail: str = ""
+    prompt: str = ""
+    attention: bool = False  # "needs attention": shown inverted
+
+
+def _font(size: int) -> ImageFont.FreeTypeFont | ImageFont.ImageFont:
+    for name in ("DejaVuSans-Bold.ttf", "DejaVuSans.ttf"):
+        try:
+            return ImageFont.truetype(name, size)
+        except OSError:
+            continue
+    return ImageFont.load_default(size=size)
+
+
+def _fit(draw: ImageDraw.ImageDraw, text: str, width: int, start: int) -> tuple[Any, str]:
+    """The largest font (down to 8 px) in which ``text`` fits the width; below that,
+    the text is cut short with an ellipsis."""
+    size = start
+    while size > 8:
+        font = _font(size)
+        if draw.textlength(text, font=font) <= width:
+            return font, text
+        size -= 2
+    font = _font(8)
+    while text and draw.textlength(text + "…", font=font) > width:
+        text = text[:-1]
+    return font, text + "…"
+
+
+def render(screen: Screen, width: int, height: int, mode: str = "1") -> Image.Image:
+    """The screen as an image: mode "1" for monochrome OLEDs, "RGB" for colour LCDs."""
+    background, ink = (0, 255) if mode == "1" else ((0, 0, 0), (255, 255, 255))
+    if screen.attention:
+        background, ink = ink, background
+    image = Image.new(mode, (width, height), background)
+    draw = ImageDraw.Draw(image)
+    margin = max(2, width // 40)
+    inner = width - 2 * margin
+    big, headline = _fit(draw, screen.headline, inner, height // 2)
+    y = margin
+    draw.text((width // 2, y), headline, font=big, fill=ink, anchor="ma")
+    y += int(big.size if hasattr(big, "size") else height // 2) + margin
+    for line in (screen.detail, screen.prompt):
+        if not line or y >= height:
+            continue
+        font, shown = _fit(draw, line, inner, max(10, height // 6))
+        draw.text((width // 2, y), shown, font=font, fill=ink, anchor="ma")
+        y += int(font.size if hasattr(font, "size") else 10) + margin // 2
+    return image
+
+
+class Device(Protocol):
+    width: int
+    height: int
+    mode: str
+
+    def display(self, image: Image.Image) -> None: ...
+
+
+class LumaDisplay:
+    """Shows screens on a luma device (real, or ``luma.core.device.dummy`` in tests)."""
+
+    def __init__(self, device: Device) -> None:
+        self.device = device
+        self.last: Screen | None = None
+
+    def show(self, screen: Screen) -> None:
+        image = render(screen, self.device.width, self.device.height, self.device.mode)
+        try:
+            self.device.display(image)
+        except OSError as err:  # I²C/SPI errors surface as OSError from smbus2/spidev
+            raise DisplayError(f"the display did not take the image: {err}") from None
+        self.last = screen
+
+
+def open_display(kind: str, **options: Any) -> LumaDisplay:
+    """A real display: ``ssd1306`` (I²C, address 0x3C) or ``st7789`` (SPI), or ``dummy``."""
+    try:
+        if kind == "dummy":
+            from luma.core.device import dummy
+
+            return LumaDisplay(dummy(width=options.get("width", 128),
+                                     height=options.get("height", 64), mode="1"))  # fmt: skip
+        if kind == "ssd1306":
+            from luma.core.interface.serial import i2c
+            from luma.oled.device import ssd1306
+
+            bus = i2c(port=options.get("port", 1), address=options.get("address", 0x3C))
+            return LumaDisplay(ssd1306(bus, width=128, height=64))
+        if kind == "st7789":
+            from luma.core.interface.serial import spi
+            from luma.lcd.device import st7789
+
+            bus = spi(port=options.get("port", 0), device=options.get("device", 0),
+                      gpio_DC=options.get("dc", 24), gpio_RST=options.get("rst", 25))  # fmt: skip
+            return LumaDisplay(st7789(bus, width=240, height=240, rotate=options.get("rotate", 0)))
+    except ImportError as err:
+        raise DisplayError(f"the luma driver for {kind} is not installed: {err}") from None
+    except Exception as err:  # luma raises its own DeviceNotFoundError and friends
+        raise DisplayError(f"cannot open the {kind} display: {err}") from None
+    raise DisplayError(f"unknown display {kind!r}: ssd1306, st7789 or dummy")
