@@ -10,27 +10,38 @@ from typing import Any
 
 def add_subcommand(subparsers: Any) -> None:
     parser = subparsers.add_parser("serve", help="run the appliance service (HTTP API, ledger)")
-    parser.add_argument("--host", default="127.0.0.1", help="default 127.0.0.1 (this machine only)")
-    parser.add_argument("--port", type=int, default=8000)
-    parser.add_argument("--data-dir", type=Path, default=Path("data"), help="default ./data")
+    parser.add_argument("--host", help="default 127.0.0.1 (this machine only)")
+    parser.add_argument("--port", type=int, help="default 8000")
+    parser.add_argument("--data-dir", type=Path, help="default ./data")
+    parser.add_argument("--config", type=Path, metavar="FILE", help="a TOML settings file")
     parser.set_defaults(handler=run)
 
 
 def run(args: argparse.Namespace) -> int:
+    import dataclasses
+    import os
+
     import uvicorn
 
     from server.app import create_app
+    from server.config import ConfigError, load_config
     from server.ledger import Ledger, LedgerError
     from server.table import Table
 
     try:
-        ledger = Ledger(args.data_dir)
+        config = load_config(args.config, os.environ)
+    except ConfigError as err:
+        raise SystemExit(f"dicebridge serve: {err}") from None
+    overrides = {"host": args.host, "port": args.port, "data_dir": args.data_dir}
+    config = dataclasses.replace(config, **{k: v for k, v in overrides.items() if v is not None})
+    try:
+        ledger = Ledger(config.data_dir)
     except LedgerError as err:
         raise SystemExit(f"dicebridge serve: {err}") from None
     app = create_app(Table(ledger))
-    print(f"dicebridge: http://{args.host}:{args.port}/api/docs (ledger in {ledger.path})")
+    print(f"dicebridge: http://{config.host}:{config.port}/api/docs (ledger in {ledger.path})")
     try:
-        uvicorn.run(app, host=args.host, port=args.port, log_level="warning")
+        uvicorn.run(app, host=config.host, port=config.port, log_level="warning")
     finally:
         ledger.close()
     return 0

@@ -1,0 +1,135 @@
+"""Configuration: one TOML file plus environment overrides, with laptop defaults.
+
+The defaults need nothing: no GPIO, no camera, no display, data in ./data, the
+API on 127.0.0.1 only.  The file and the environment only ever narrow that
+down; an unknown key or a value of the wrong type is an error that names it.
+The configuration is a value passed to whoever needs it — never a global.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import tomllib
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from hardware.kiosk import KioskPins
+
+ENV_PREFIX = "DICEBRIDGE_"
+
+
+class ConfigError(ValueError):
+    """A configuration that cannot be used; the message names the key."""
+
+
+@dataclass(frozen=True)
+class TowerConfig:
+    name: str
+    port: str | None = None  # a device path or socket://host:port
+    usb: str | None = None  # "vid:pid" or "vid:pid:serial", found again when replugged
+    mode: str = "auto"
+
+
+@dataclass(frozen=True)
+class Config:
+    host: str = "127.0.0.1"
+    port: int = 8000
+    data_dir: Path = Path("data")
+    display: str | None = None  # ssd1306, st7789 or None
+    gpio: KioskPins | None = None  # None: no kiosk hardware
+    tumble_seconds: float = 1.5
+    towers: tuple[TowerConfig, ...] = field(default_factory=tuple)
+
+    @property
+    def open_to_lan(self) -> bool:
+        return self.host not in ("127.0.0.1", "localhost", "::1")
+
+
+SCALARS: dict[str, type] = {
+    "host": str,
+    "port": int,
+    "data_dir": str,
+    "display": str,
+    "tumble_seconds": float,
+}
+
+
+def _typed(key: str, value: Any, kind: type) -> Any:
+    if kind is float and isinstance(value, int) and not isinstance(value, bool):
+        return float(value)
+    if not isinstance(value, kind) or isinstance(value, bool):
+        raise ConfigError(f"{key} must be a {kind.__name__}, not {value!r}")
+    return value
+
+
+def load_config(path: Path | None = None, env: Mapping[str, str] | None = None) -> Config:
+    """Defaults, then the TOML file (if given), then DICEBRIDGE_* environment variables."""
+    values: dict[str, Any] = {}
+    if path is not None:
+        try:
+            data = tomllib.loads(path.read_text(encoding="utf-8"))
+        except OSError as err:
+            raise ConfigError(f"cannot read {path}: {err.strerror}") from None
+        except tomllib.TOMLDecodeError as err:
+            raise ConfigError(f"{path} is not valid TOML: {err}") from None
+        values.update(_from_file(data))
+    for key, kind in SCALARS.items():
+        raw = (env or {}).get(ENV_PREFIX + key.upper())
+        if raw is None:
+            continue
+        try:
+            values[key] = kind(raw)
+        except ValueError:
+            raise ConfigError(f"{ENV_PREFIX}{key.upper()} must be a {kind.__name__}") from None
+    if "data_dir" in values:
+        values["data_dir"] = Path(values["data_dir"])
+    config = Config(**values)
+    if not 0 < config.port < 65536:
+        raise ConfigError(f"port must be between 1 and 65535, not {config.port}")
+    if config.display not in (None, "ssd1306", "st7789"):
+        raise ConfigError(f"display must be ssd1306 or st7789, not {config.display!r}")
+    return config
+
+
+def _from_file(data: dict[str, Any]) -> dict[str, Any]:
+    values: dict[str, Any] = {}
+    for key, value in data.items():
+        if key in SCALARS:
+            values[key] = _typed(key, value, SCALARS[key])
+        elif key == "gpio":
+            values["gpio"] = _gpio(value)
+        elif key == "towers":
+            values["towers"] = tuple(_tower(i, t) for i, t in enumerate(value))
+        else:
+            known = ", ".join(sorted([*SCALARS, "gpio", "towers"]))
+            raise ConfigError(f"unknown setting {key!r}; settings are {known}")
+    return values
+
+
+def _gpio(table: Any) -> KioskPins:
+    if not isinstance(table, dict):
+        raise ConfigError("[gpio] must be a table of pin numbers")
+    names = {f.name for f in dataclasses.fields(KioskPins)}
+    for key, value in table.items():
+        if key not in names:
+            raise ConfigError(f"unknown gpio pin {key!r}; pins are {', '.join(sorted(names))}")
+        _typed(f"gpio.{key}", value, int)
+    return KioskPins(**table)
+
+
+def _tower(index: int, table: Any) -> TowerConfig:
+    if not isinstance(table, dict):
+        raise ConfigError(f"towers[{index}] must be a table")
+    names = {f.name for f in dataclasses.fields(TowerConfig)}
+    for key, value in table.items():
+        if key not in names:
+            raise ConfigError(f"unknown setting towers[{index}].{key}")
+        _typed(f"towers[{index}].{key}", value, str)
+    tower = TowerConfig(**table)
+    if (tower.port is None) == (tower.usb is None):
+        raise ConfigError(f"towers[{index}] needs a port or a usb id (one of them)")
+    if tower.mode not in ("auto", "binary", "text"):
+        raise ConfigError(f"towers[{index}].mode must be auto, binary or text")
+    return tower

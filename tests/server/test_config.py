@@ -1,0 +1,62 @@
+"""Configuration: laptop defaults, a TOML file, environment overrides, named errors."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from hardware.kiosk import KioskPins
+from server.config import Config, ConfigError, TowerConfig, load_config
+
+
+def test_defaults_need_nothing() -> None:
+    config = load_config()
+    assert config == Config()
+    assert config.host == "127.0.0.1" and not config.open_to_lan
+    assert config.gpio is None and config.display is None and config.data_dir == Path("data")
+
+
+def test_file_then_environment(tmp_path: Path) -> None:
+    path = tmp_path / "dicebridge.toml"
+    path.write_text(
+        'host = "0.0.0.0"\nport = 8080\ndisplay = "ssd1306"\ntumble_seconds = 2\n'
+        "[gpio]\nbutton = 22\nbuzzer = 26\n"
+        '[[towers]]\nname = "left"\nport = "/dev/ttyACM0"\n'
+        '[[towers]]\nname = "store"\nusb = "2e8a:000a"\nmode = "binary"\n'
+    )
+    config = load_config(path, env={"DICEBRIDGE_PORT": "9000", "DICEBRIDGE_DATA_DIR": "/srv/d"})
+    assert config.open_to_lan and config.port == 9000 and config.data_dir == Path("/srv/d")
+    assert config.gpio == KioskPins(button=22, buzzer=26)
+    assert config.tumble_seconds == 2.0
+    assert config.towers == (
+        TowerConfig("left", port="/dev/ttyACM0"),
+        TowerConfig("store", usb="2e8a:000a", mode="binary"),
+    )
+
+
+@pytest.mark.parametrize(
+    ("text", "message"),
+    [
+        ('hots = "x"', "unknown setting 'hots'"),
+        ("port = 'eighty'", "port must be a int"),
+        ("port = 70000", "between 1 and 65535"),
+        ('display = "vga"', "ssd1306 or st7789"),
+        ("[gpio]\nbuton = 3", "unknown gpio pin 'buton'"),
+        ('[[towers]]\nname = "x"', "needs a port or a usb id"),
+        ('[[towers]]\nname = "x"\nport = "/dev/x"\nmode = "fast"', "auto, binary or text"),
+        ("port = ", "not valid TOML"),
+    ],
+)
+def test_bad_settings_are_named(tmp_path: Path, text: str, message: str) -> None:
+    path = tmp_path / "bad.toml"
+    path.write_text(text)
+    with pytest.raises(ConfigError, match=message):
+        load_config(path)
+
+
+def test_bad_environment_and_missing_file(tmp_path: Path) -> None:
+    with pytest.raises(ConfigError, match="DICEBRIDGE_PORT must be a int"):
+        load_config(env={"DICEBRIDGE_PORT": "lots"})
+    with pytest.raises(ConfigError, match="cannot read"):
+        load_config(tmp_path / "missing.toml")
