@@ -4,6 +4,8 @@ and the ledger; the camera, towers and GPIO join it in later issues)."""
 from __future__ import annotations
 
 import argparse
+import threading
+import time
 from pathlib import Path
 from typing import Any
 
@@ -15,6 +17,23 @@ def add_subcommand(subparsers: Any) -> None:
     parser.add_argument("--data-dir", type=Path, help="default ./data")
     parser.add_argument("--config", type=Path, metavar="FILE", help="a TOML settings file")
     parser.set_defaults(handler=run)
+
+
+def _tell_systemd(server: Any) -> None:
+    """READY=1 once the API listens, then watchdog pings while it runs (no-ops outside
+    systemd).  The hardware loop takes the pings over when it joins the service."""
+    from server.systemd import Notifier
+
+    notifier = Notifier()
+    if not notifier.enabled:
+        return
+    while not server.started and not server.should_exit:
+        time.sleep(0.05)
+    notifier.ready()
+    interval = (notifier.watchdog_seconds or 0) / 2
+    while interval and not server.should_exit:
+        notifier.watchdog()
+        time.sleep(interval)
 
 
 def run(args: argparse.Namespace) -> int:
@@ -40,8 +59,13 @@ def run(args: argparse.Namespace) -> int:
         raise SystemExit(f"dicebridge serve: {err}") from None
     app = create_app(Table(ledger))
     print(f"dicebridge: http://{config.host}:{config.port}/api/docs (ledger in {ledger.path})")
+    server = uvicorn.Server(
+        uvicorn.Config(app, host=config.host, port=config.port, log_level="warning")
+    )
+    watchdog = threading.Thread(target=_tell_systemd, args=(server,), daemon=True)
+    watchdog.start()
     try:
-        uvicorn.run(app, host=config.host, port=config.port, log_level="warning")
+        server.run()
     finally:
         ledger.close()
     return 0

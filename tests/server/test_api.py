@@ -123,3 +123,32 @@ def test_dicebridge_serve_answers_over_real_http(tmp_path: Path) -> None:
         proc.terminate()
         proc.wait(timeout=10)
     assert (tmp_path / "ledger.sqlite3").exists()
+
+
+def test_serve_tells_systemd_it_is_ready(tmp_path: Path) -> None:
+    import os
+    import socket
+    import subprocess
+    import sys
+
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    notify = str(tmp_path / "notify")
+    root = Path(__file__).resolve().parents[2]
+    with socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM) as systemd:
+        systemd.bind(notify)
+        systemd.settimeout(20)
+        env = {**os.environ, "NOTIFY_SOCKET": notify, "WATCHDOG_USEC": "400000"}
+        proc = subprocess.Popen(
+            [sys.executable, "-m", "dicebridge", "serve", "--port", str(port),
+             "--data-dir", str(tmp_path / "data")],
+            cwd=root, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+        )  # fmt: skip
+        try:
+            assert systemd.recv(100) == b"READY=1"
+            assert systemd.recv(100) == b"WATCHDOG=1"
+            assert systemd.recv(100) == b"WATCHDOG=1"  # keeps pinging
+        finally:
+            proc.terminate()
+            proc.wait(timeout=10)

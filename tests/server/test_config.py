@@ -60,3 +60,9 @@ def test_bad_environment_and_missing_file(tmp_path: Path) -> None:
         load_config(env={"DICEBRIDGE_PORT": "lots"})
     with pytest.raises(ConfigError, match="cannot read"):
         load_config(tmp_path / "missing.toml")
+
+
+def test_the_shipped_pi_settings_load() -> None:
+    shipped = Path(__file__).resolve().parents[2] / "deploy" / "dicebridge.toml"
+    config = load_config(shipped)
+    assert config.display == "ssd1306" and config.gpio is not None
