@@ -57,7 +57,12 @@ def run(args: argparse.Namespace) -> int:
         ledger = Ledger(config.data_dir)
     except LedgerError as err:
         raise SystemExit(f"dicebridge serve: {err}") from None
-    app = create_app(Table(ledger))
+    table = Table(ledger)
+    app = create_app(table)
+    from server.sources import tower_fleet
+
+    fleet = tower_fleet(config.towers, table)
+    fleet.start()
     print(f"dicebridge: http://{config.host}:{config.port}/api/docs (ledger in {ledger.path})")
     server = uvicorn.Server(
         uvicorn.Config(app, host=config.host, port=config.port, log_level="warning")
@@ -67,5 +72,6 @@ def run(args: argparse.Namespace) -> int:
     try:
         server.run()
     finally:
+        fleet.stop()
         ledger.close()
     return 0

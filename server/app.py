@@ -37,7 +37,7 @@ def create_app(table: Table) -> FastAPI:
 
     @app.get("/api/health")
     def health() -> dict[str, Any]:
-        return {"status": "ok", "sources": {"manual": "ready"}}
+        return {"status": "ok", "sources": table.sources()}
 
     @app.post("/api/checks", status_code=201)
     def new_check(body: NewCheck) -> dict[str, Any]:

@@ -42,6 +42,7 @@ class Table:
         self._ledger = ledger
         self._checks: dict[str, ActiveCheck] = {}
         self._listeners: list[Listener] = []
+        self._sources: dict[str, str] = {"manual": "ready"}
         self._lock = threading.Lock()
 
     # --- outputs ----------------------------------------------------------------------------
@@ -105,6 +106,43 @@ class Table:
             self._ledger.append("resolution", {"check": check_id, **state})
         self._announce({"type": "check", **state})
         return state
+
+    def from_source(self, source: str, readings: Sequence[Reading]) -> dict[str, Any] | None:
+        """Readings a source saw by itself (a tower, the camera): they go to the oldest
+        unresolved check that is waiting for that die; with none waiting they are still
+        recorded and announced as unassigned — never dropped, never guessed into a check.
+
+        Returns the state of the check they fed, or None.
+        """
+        readings = [Reading(r.die, r.face, r.confidence, r.source or source) for r in readings]
+        with self._lock:
+            waiting = [a for a in self._checks.values() if a.check.need() is not None]
+        for active in waiting:  # dicts keep creation order: the oldest first
+            need = active.check.need()
+            if need is not None and all(need.die == r.die for r in readings):
+                try:
+                    return self.add_dice(active.id, readings)
+                except ReadingRefused:
+                    continue  # e.g. more dice than it needs: try the next check
+        dice = [
+            {"die": r.die, "face": r.face, "confidence": r.confidence, "source": r.source}
+            for r in readings
+        ]
+        self._ledger.append("throw", {"check": None, "source": source, "dice": dice})
+        for reading in dice:
+            self._announce({"type": "reading", "check": None, **reading})
+        return None
+
+    def source_event(self, source: str, kind: str, detail: dict[str, Any]) -> None:
+        """A source's own news (connected, disconnected, a die to re-throw, a fault)."""
+        if kind in ("connected", "disconnected", "retrying"):
+            with self._lock:
+                self._sources[source] = kind
+        self._announce({"type": "source", "source": source, "event": kind, **detail})
+
+    def sources(self) -> dict[str, str]:
+        with self._lock:
+            return dict(self._sources)
 
     def throws(self, limit: int = 50) -> list[dict[str, Any]]:
         rows = [{"id": e.id, "at": e.at, **e.body} for e in self._ledger.entries(kind="throw")]

@@ -152,3 +152,67 @@ def test_serve_tells_systemd_it_is_ready(tmp_path: Path) -> None:
         finally:
             proc.terminate()
             proc.wait(timeout=10)
+
+
+def test_tower_readings_feed_the_oldest_waiting_check(tmp_path: Path) -> None:
+    from mechanics.reading import Reading
+
+    ledger = Ledger(tmp_path)
+    table = Table(ledger)
+    events: list[dict[str, object]] = []
+    table.subscribe(events.append)
+    first = table.create("d6pool", {"level": 2, "difficulty": 3})
+    second = table.create("d6pool", {"level": 1, "difficulty": 1})
+    state = table.from_source("tower:left", [Reading("d6", 3, 1.0, ""), Reading("d6", 4)])
+    assert state is not None and state["id"] == first["id"] and state["status"] == "resolved"
+    state = table.from_source("tower:left", [Reading("d6", 1)])
+    assert state is not None and state["id"] == second["id"]
+    # nobody waits for a d20: recorded and announced, not dropped
+    assert table.from_source("tower:right", [Reading("d20", 17)]) is None
+    assert table.throws(1)[0]["dice"][0]["face"] == 17
+    assert any(e.get("check") is None and e.get("face") == 17 for e in events)
+    table.source_event("tower:left", "rethrow", {"slot": 0})
+    assert events[-1] == {"type": "source", "source": "tower:left", "event": "rethrow", "slot": 0}
+    assert ledger.verify().ok
+    ledger.close()
+
+
+def test_a_simulated_tower_resolves_a_check_through_the_service(tmp_path: Path) -> None:
+    import os
+    import random
+    import threading
+    import time
+
+    from firmware_host.protocol import DieCode
+    from firmware_host.simulator import TowerSimulator, open_pty, serve
+    from server.config import TowerConfig
+    from server.sources import tower_fleet
+
+    master, path = open_pty()
+    stop = threading.Event()
+    sim = TowerSimulator(slots=(DieCode.D6, DieCode.D6), rng=random.Random(9))
+    tower = threading.Thread(target=serve, args=(sim, master, 3, 0.05, stop, 0.0))
+    ledger = Ledger(tmp_path)
+    table = Table(ledger)
+    check = table.create("decibel", {"pool": 3, "target": 5})  # waits for d20s: not fed
+    pool = table.create("d6pool", {"level": 2, "difficulty": 1})
+    fleet = tower_fleet((TowerConfig("left", port=path),), table)
+    tower.start()
+    fleet.start()
+    try:
+        deadline = time.monotonic() + 10
+        while table.get(pool["id"])["status"] != "resolved":
+            assert time.monotonic() < deadline, table.get(pool["id"])
+            time.sleep(0.02)
+        assert table.sources()["tower:left"] == "connected"
+    finally:
+        fleet.stop()
+        stop.set()
+        tower.join(timeout=5)
+        os.close(master)
+    assert table.get(check["id"])["status"] == "need"
+    throws = [e.body for e in ledger.entries(kind="throw")]
+    assert throws and all(d["source"] == "tower:left" for t in throws for d in t["dice"])
+    assert any(t["check"] == pool["id"] for t in throws)
+    assert ledger.verify().ok
+    ledger.close()

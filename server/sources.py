@@ -1,0 +1,45 @@
+"""Throw sources wired to the table: serial towers (each on its own thread).
+
+Blocking serial I/O stays on the towers' threads; the table only receives
+readings and news.  Data flows one way: tower → readings → table.
+"""
+
+from __future__ import annotations
+
+import functools
+from typing import Any
+
+from firmware_host.driver import Status, TowerFleet, usb_port_opener
+from firmware_host.port import SerialPort
+from firmware_host.reader import TowerEvent, TowerReading
+from mechanics.reading import Reading
+from server.config import TowerConfig
+from server.table import Table
+
+
+def _opener(tower: TowerConfig) -> Any:
+    if tower.port is not None:
+        return functools.partial(SerialPort, tower.port)
+    assert tower.usb is not None
+    parts = tower.usb.split(":")
+    if len(parts) not in (2, 3):
+        raise ValueError(f"tower {tower.name}: usb must be vid:pid or vid:pid:serial")
+    return usb_port_opener(
+        int(parts[0], 16), int(parts[1], 16), parts[2] if len(parts) == 3 else None
+    )
+
+
+def tower_fleet(towers: tuple[TowerConfig, ...], table: Table) -> TowerFleet:
+    """A fleet whose readings and news go to the table."""
+
+    def on_event(name: str, event: TowerReading | TowerEvent | Status) -> None:
+        source = f"tower:{name}"
+        if isinstance(event, TowerReading):
+            table.from_source(source, [Reading(event.die, event.value, 1.0, source)])
+        elif isinstance(event, Status):
+            table.source_event(source, event.state, {"detail": event.detail})
+        elif event.kind in ("rethrow", "fault", "iam"):
+            table.source_event(source, event.kind, {k: str(v) for k, v in event.detail.items()})
+
+    openers: dict[str, Any] = {t.name: _opener(t) for t in towers}
+    return TowerFleet(openers, on_event)
