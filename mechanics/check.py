@@ -104,6 +104,28 @@ class DiceCheck:
     def resolution(self) -> Resolution | None:
         return self.resolve() if self.resolved else None
 
+    def reached(
+        self,
+        value: int,
+        target: int,
+        explanation: str,
+        details: tuple[tuple[str, Any], ...] = (),
+    ) -> Resolution:
+        """The resolution of a "value ≥ target" check, with its chance before the throw."""
+        p, exact = self.chance()
+        success = value >= target
+        return Resolution(
+            system=self.system,
+            value=value,
+            success=success,
+            degree=value - target,
+            probability=p,
+            exact=exact,
+            readings=self.readings,
+            explanation=f"{explanation}, {'success' if success else 'failure'}",
+            details=details,
+        )
+
     def to_dict(self) -> dict[str, Any]:
         """The check as plain data, in the shape of `dicebridge resolve --json`."""
         need = self.need()

@@ -49,23 +49,13 @@ class PeupfudgeCheck(DiceCheck):
     def resolve(self) -> Resolution:
         roll = sum(self._fudge(r) for r in self.readings)
         total = self.level + self.bonus + roll
-        p, exact = self.chance()
-        success = total >= self.difficulty
         shown = " ".join(f"{self._fudge(r):+d}" for r in self.readings)
-        return Resolution(
-            system=self.system,
-            value=total,
-            success=success,
-            degree=total - self.difficulty,
-            probability=p,
-            exact=exact,
-            readings=self.readings,
-            explanation=(
-                f"{self.dice}dF rolled {roll:+d} ({shown or 'no dice'}): "
-                f"{self.level} + {self.bonus} + {roll} = {total} against {self.difficulty}, "
-                f"{'success' if success else 'failure'}"
-            ),
-            details=(("roll", roll),),
+        return self.reached(
+            total,
+            self.difficulty,
+            f"{self.dice}dF rolled {roll:+d} ({shown or 'no dice'}): "
+            f"{self.level} + {self.bonus} + {roll} = {total} against {self.difficulty}",
+            (("roll", roll),),
         )
 
 
@@ -108,25 +98,15 @@ class D6PoolCheck(DiceCheck):
             total = min(wins + r.leverage, r.cap)
         else:
             total = min(wins, r.cap) + r.leverage
-        p, exact = self.chance()
-        success = total >= self.difficulty
         explosions = sum(self._faces(x.face)[1] for x in self.readings)
         capped = " (capped)" if wins > r.cap else ""
-        return Resolution(
-            system=self.system,
-            value=total,
-            success=success,
-            degree=total - self.difficulty,
-            probability=p,
-            exact=exact,
-            readings=self.readings,
-            explanation=(
-                f"{len(self.readings)} d6 ({explosions} from explosions) gave {wins} wins{capped}"
-                f"{f', leverage {r.leverage:+d}' if r.leverage else ''}: {total} against "
-                f"{self.difficulty} ({d6pool.difficulty_name(self.difficulty)}), "
-                f"{'success' if success else 'failure'}"
-            ),
-            details=(("wins", wins), ("explosions", explosions)),
+        return self.reached(
+            total,
+            self.difficulty,
+            f"{len(self.readings)} d6 ({explosions} from explosions) gave {wins} wins{capped}"
+            f"{f', leverage {r.leverage:+d}' if r.leverage else ''}: {total} against "
+            f"{self.difficulty} ({d6pool.difficulty_name(self.difficulty)})",
+            (("wins", wins), ("explosions", explosions)),
         )
 
 

@@ -94,10 +94,7 @@ class Table:
         with self._lock:
             updated = active.check.accept(*readings)  # raises before anything is recorded
             active.check = updated
-        dice = [
-            {"die": r.die, "face": r.face, "confidence": r.confidence, "source": r.source}
-            for r in readings
-        ]
+        dice = _plain(readings)
         self._ledger.append("throw", {"check": check_id, "dice": dice})
         for reading in dice:
             self._announce({"type": "reading", "check": check_id, **reading})
@@ -124,10 +121,7 @@ class Table:
                     return self.add_dice(active.id, readings)
                 except ReadingRefused:
                     continue  # e.g. more dice than it needs: try the next check
-        dice = [
-            {"die": r.die, "face": r.face, "confidence": r.confidence, "source": r.source}
-            for r in readings
-        ]
+        dice = _plain(readings)
         self._ledger.append("throw", {"check": None, "source": source, "dice": dice})
         for reading in dice:
             self._announce({"type": "reading", "check": None, **reading})
@@ -147,6 +141,13 @@ class Table:
     def throws(self, limit: int = 50) -> list[dict[str, Any]]:
         rows = [{"id": e.id, "at": e.at, **e.body} for e in self._ledger.entries(kind="throw")]
         return rows[-limit:][::-1]
+
+
+def _plain(readings: Sequence[Reading]) -> list[dict[str, Any]]:
+    return [
+        {"die": r.die, "face": r.face, "confidence": r.confidence, "source": r.source}
+        for r in readings
+    ]
 
 
 __all__ = ["ReadingRefused", "Table", "UnknownCheck"]
