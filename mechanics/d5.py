@@ -113,6 +113,26 @@ class NetResult:
     def p_greater(self, k: int) -> Fraction:
         return self.p_at_least(k + 1)
 
+    def p_refined_at_least(self, y: Fraction | int) -> Fraction:
+        """P(net + U ≥ y), U uniform in [0, 1): the result refined by endless decimal d10s.
+
+        Exact for any rational y, and equal to ``p_at_least(y)`` at whole y.
+        """
+        top = _ceil(Fraction(y))
+        return self.p_at_least(top) + (top - Fraction(y)) * self.pmf(top - 1)
+
+    def refined_level(self, p: Fraction) -> Fraction:
+        """The exact y with P(net + U ≥ y) = p (the inverse of ``p_refined_at_least``)."""
+        if not 0 < p < 1:
+            raise ValueError(f"a level exists for chances strictly between 0 and 1, not {p}")
+        # the whole n with P(net ≥ n + 1) < p ≤ P(net ≥ n): a float guess, then exact steps
+        n = _net_level_guess(self.q, p)
+        while self.p_at_least(n) < p:
+            n -= 1
+        while self.p_at_least(n + 1) >= p:
+            n += 1
+        return n + 1 - (p - self.p_at_least(n + 1)) / self.pmf(n)
+
     def support_for(self, tail: float) -> int:
         """The smallest K with P(|net| > K) below ``tail``."""
         return _smallest(lambda k: 2 * self.p_at_least(k + 1) < tail, _log_guess(self.q, tail))
@@ -152,9 +172,11 @@ def refine(net: int, digits: Sequence[int]) -> Fraction:
 class ControlledRoll:
     """Abort and control: reduce the active roll by n, roll it n + 1 times, average.
 
-    The seed's sentence breaks off ("the average of all (n+1"); we read it as:
-    the active count becomes (C₁ + … + C_{n+1}) / (n + 1) − n, with the C's
-    independent stop counts.  Their sum is negative binomial:
+    The seed: "the active roll can be repeated n times and the average of all
+    (n+1) rolls is taken" (a broken ``</em`` tag there hides the end of the
+    sentence from tag-stripping readers).  The active count becomes
+    (C₁ + … + C_{n+1}) / (n + 1) − n, with the C's independent stop counts.
+    Their sum is negative binomial:
     P(S = s) = C(s + n, n) (1 − q)^(n+1) q^s.
     """
 
@@ -176,8 +198,17 @@ class ControlledRoll:
         below = sum((self.p_sum(s) for s in range(0, _ceil(threshold))), Fraction(0))
         return 1 - below
 
+    def pmf(self, value: Fraction | int) -> Fraction:
+        """P(average − n = value): nonzero only where (value + n)(n + 1) is a whole sum."""
+        total = (Fraction(value) + self.n) * (self.n + 1)
+        return self.p_sum(total.numerator) if total.denominator == 1 else Fraction(0)
+
     def mean(self) -> Fraction:
         return self.q / (1 - self.q) - self.n
+
+    def variance(self) -> Fraction:
+        """One count's variance q/(1 − q)² shared by n + 1 rolls: the spread it buys down."""
+        return self.q / (1 - self.q) ** 2 / (self.n + 1)
 
 
 def _log_guess(q: Fraction, tail: float) -> int:
@@ -185,6 +216,19 @@ def _log_guess(q: Fraction, tail: float) -> int:
     if not 0 < tail < 1:
         raise ValueError(f"a tail must be between 0 and 1, not {tail}")
     return max(0, int(math.log(tail) / math.log(q)) - 1)
+
+
+def _net_level_guess(q: Fraction, p: Fraction) -> int:
+    """Roughly where P(net ≥ n) = p: (1/(1 + q)) q^n above 0, mirrored below."""
+    lq = _log(q)
+    if p <= 1 / (1 + q):
+        return int((_log(p) + _log(1 + q)) / lq)
+    return 1 - int((_log(1 - p) + _log(1 + q)) / lq)
+
+
+def _log(x: Fraction) -> float:
+    """log of a positive Fraction whose float would underflow."""
+    return math.log(x.numerator) - math.log(x.denominator)
 
 
 def _smallest(ok: Callable[[int], bool], guess: int) -> int:

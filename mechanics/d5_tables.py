@@ -240,17 +240,24 @@ def combine_exact(levels: Sequence[float], alpha: float) -> float:
     return top + alpha * math.log2(sum(math.pow(2, (x - top) / alpha) for x in levels))
 
 
-def best_of_two_bonus(target: int) -> float:
+def best_of_two_bonus(target: int) -> Fraction:
     """The bonus making one actor as likely to reach ``target`` as the better of two.
 
-    P(net ≥ t − b) = 1 − (1 − P(net ≥ t))², solved for b on the exact tail
-    curve (5/9)(4/5)^x (valid for t − b ≥ 0); tends to log 2 / log(5/4) ≈ 3.11.
+    Exact on the refined result (net plus decimal d10s, uniform in its unit),
+    the only reading in which a fractional bonus means something:
+    P(net + U ≥ target − b) = 1 − (1 − P(net ≥ target))².  In the tail it tends
+    to 387/125 = 3.096 (log 2 / log(5/4) ≈ 3.106 on the smooth curve (5/9)(4/5)^x);
+    for easy targets it grows without bound (failing needs both to fail).
     """
     net = NetResult()
     one = net.p_at_least(target)
-    two = 1 - (1 - one) ** 2
-    x = math.log(float(two) * 9 / 5) / math.log(float(RULE_CONTINUE))
-    return target - x
+    return target - net.refined_level(1 - (1 - one) ** 2)
+
+
+def both_succeed_penalty(target: int) -> Fraction:
+    """The penalty making one actor as likely to reach ``target`` as two who both must."""
+    net = NetResult()
+    return net.refined_level(net.p_at_least(target) ** 2) - target
 
 
 # --- pragmatics --------------------------------------------------------------------------------

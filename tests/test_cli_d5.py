@@ -42,6 +42,26 @@ def test_pragmatics_shortcut_is_shown(capsys: pytest.CaptureFixture[str]) -> Non
     assert out["pragmatics_shortcut__coin_on_a_tie"]["exact"] == "32768/390625"
 
 
+def test_dice_option_and_its_old_name(capsys: pytest.CaptureFixture[str]) -> None:
+    assert odds(capsys, "--at-least", "0", "--dice", "d10")["exact"] == "5/9"
+    assert odds(capsys, "--single", "--at-least", "1", "--dice", "d6")["exact"] == "5/6"
+
+
+def test_level_difference_shows_the_shortcut(capsys: pytest.CaptureFixture[str]) -> None:
+    out = odds(capsys, "--level-difference", "8")
+    assert out["exact"] == "65536/703125"  # (5/9)(4/5)^8
+    assert out["pragmatics_shortcut__d_d10s__coin_on_a_tie"]["exact"] == "32768/390625"
+    assert out["rule__exceeds_the_difference__net___d"]["exact"] == "262144/3515625"
+    assert out["distribution"][-1]["outcome"] > 8
+
+
+def test_level_difference_is_counted_from_the_lower_side() -> None:
+    with pytest.raises(SystemExit, match="D ≥ 0"):
+        main(["odds", "d5", "--level-difference", "-3"])
+    with pytest.raises(SystemExit, match="without --single"):
+        main(["odds", "d5", "--level-difference", "3", "--single"])
+
+
 def test_absurd_targets_are_refused() -> None:
     with pytest.raises(SystemExit, match="within"):
         main(["odds", "d5", "--at-least", "99999"])

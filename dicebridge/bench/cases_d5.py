@@ -69,5 +69,9 @@ def _case(net: bool) -> BenchCase:
         dyce=dyce_peer,
         answer=answer,
         tolerance=1e-13,
-        notes=(f"peers explode to depth {depth}; we list ±{top} exactly",),
+        notes=(
+            f"peers explode to depth {depth} (cut-off mass below 1e-15); we list "
+            f"{'±' if net else '0..'}{top} exactly",
+            "peers build their dice fresh in every call (no icepool/dyce cache is touched)",
+        ),
     )

@@ -14,14 +14,22 @@ SHOWN_TAIL = 0.01  # the table lists outcomes until this much mass is left beyon
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument(
-        "--at-least", type=int, required=True, metavar="K", help="the result to reach or beat"
+    target = parser.add_mutually_exclusive_group(required=True)
+    target.add_argument("--at-least", type=int, metavar="K", help="the result to reach or beat")
+    target.add_argument(
+        "--level-difference",
+        type=int,
+        metavar="D",
+        help="the lower contestant meeting a level difference D (net ≥ D), "
+        "beside the pragmatics shortcut (D dice, then a coin)",
     )
     parser.add_argument(
         "--single", action="store_true", help="one positive roll alone, not the net result"
     )
     parser.add_argument(
+        "--dice",
         "--stop-die",
+        dest="stop_die",
         choices=("d5", "d10", "d6"),
         default="d5",
         help="stop dice: d5 (stop on 1), d10 (stop on 1, 2), d6 (stop on 1: approximate)",
@@ -30,9 +38,15 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 def compute(args: argparse.Namespace) -> OddsReport:
     q = d5.continue_chance(args.stop_die)
-    k = args.at_least
+    difference = args.level_difference
+    if difference is not None and (difference < 0 or args.single):
+        raise OddsInputError(
+            "--level-difference is a net result counted from the lower contestant: "
+            "give it as D ≥ 0, without --single"
+        )
+    k = args.at_least if difference is None else difference
     if abs(k) > 10_000:
-        raise OddsInputError("--at-least must be within ±10000")
+        raise OddsInputError("--at-least and --level-difference must be within ±10000")
     roll: d5.StopCount | d5.NetResult = d5.StopCount(q) if args.single else d5.NetResult(q)
     p = roll.p_at_least(k)
     shown = _lumped(roll, max(roll.support_for(SHOWN_TAIL), abs(k) + 1))
@@ -44,13 +58,27 @@ def compute(args: argparse.Namespace) -> OddsReport:
         exact_rule = rule.p_at_least(k)
         facts += [("rule's chance (d5 or d10)", exact_rule), ("d6 error", float(p - exact_rule))]
         notes.append("d6s stopping on 1 continue 5/6 of the time instead of 4/5: an approximation")
-    if not args.single and k > 0:
-        shortcut = d5_tables.pragmatics(k)
-        facts.append(("pragmatics shortcut (coin on a tie)", shortcut.shortcut))
+    if difference is not None:
+        shortcut = d5_tables.pragmatics(difference)
+        facts += [
+            ("rule: exceeds the difference (net > D)", shortcut.exact_exceeds),
+            ("pragmatics shortcut (D d10s, coin on a tie)", shortcut.shortcut),
+            ("shortcut − rule's net ≥ D", float(shortcut.shortcut - shortcut.exact_meets)),
+        ]
+        notes.append(
+            "the shortcut is the rule with a tie at the difference settled by a coin: "
+            "9/10 of the chance to meet it"
+        )
+    elif not args.single and k > 0:
+        facts.append(("pragmatics shortcut (coin on a tie)", d5_tables.pragmatics(k).shortcut))
     what = "one roll" if args.single else "net result"
+    description = f"{what} ≥ {k} ({args.stop_die}: {_stops(args.stop_die)})"
+    if difference is not None:
+        description = f"lower contestant meets a level difference of {k}: net ≥ {k}"
+        description += f" ({args.stop_die}: {_stops(args.stop_die)})"
     return OddsReport(
         system="d5",
-        description=f"{what} ≥ {k} ({args.stop_die}: {_stops(args.stop_die)})",
+        description=description,
         probability=float(p),
         exact=Fraction(p),
         distribution=shown,

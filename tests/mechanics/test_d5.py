@@ -119,6 +119,21 @@ def test_table_1_rows_beside_the_rule() -> None:
     assert max(abs(r.error) for r in rows.values()) < Fraction(12, 1000)
 
 
+def test_second_rows_continue_chances() -> None:
+    single, net = StopCount(), NetResult()
+    for k in range(0, 30):  # Table 1: "80%" to move up one, at every result
+        assert single.p_at_least(k + 1) / single.p_at_least(k) == Fraction(4, 5)
+    for k in range(1, 30):  # Table 2: 80% to move away from 0, both ways
+        assert net.p_at_least(k + 1) / net.p_at_least(k) == Fraction(4, 5)
+        assert (1 - net.p_at_least(-k)) / (1 - net.p_at_least(1 - k)) == Fraction(4, 5)
+    # below 0: "44%/44%", 4/9 up, 4/9 down and 1/9 to stay
+    assert (net.p_greater(0), net.pmf(0), 1 - net.p_at_least(0)) == (
+        Fraction(4, 9),
+        Fraction(1, 9),
+        Fraction(4, 9),
+    )
+
+
 def test_table_1_recursion_is_self_consistent() -> None:
     total = sum((tables.table1_probability(k) for k in range(0, 120)), Fraction(0))
     assert 1 - total < Fraction(1, 10**11)
@@ -156,6 +171,8 @@ def test_combining_four_searchers() -> None:
     assert tables.combine_pair(11, 13, 5) == 17
     assert tables.combine_pair(17, 17, 5) == 22
     assert tables.combine([5, 7, 13, 17], 5) == 22
+    # "a full 10 for equal characters, the better 5 points ahead ... plus 7"
+    assert tables.TABLE4_PRINTED[10 - 1][5] == tables.table4_printed_rule(10, 5) == 7
     assert tables.combine_exact([5, 7, 13, 17], 5) == pytest.approx(22.0497, abs=1e-4)
     # the formula is order-free; the rounded table only nearly so
     assert tables.combine_exact([17, 5, 13, 7], 5) == pytest.approx(
@@ -169,10 +186,35 @@ def test_design_guideline_claims() -> None:
     assert float(single.p_at_least(10)) == pytest.approx(0.1074, abs=1e-4)  # "about 10%"
 
 
+def test_refined_result_is_the_net_spread_uniformly_over_its_unit() -> None:
+    net = NetResult()
+    assert net.p_refined_at_least(Fraction(735, 100)) == net.p_at_least(8) + Fraction(
+        65, 100
+    ) * net.pmf(7)
+    assert net.refined_level(Fraction(1, 2)) == Fraction(1, 2)  # the middle of the 0 unit
+    for k in range(-5, 6):
+        assert net.p_refined_at_least(k) == net.p_at_least(k)
+
+
+@given(st.fractions(min_value=Fraction(1, 10**12), max_value=1 - Fraction(1, 10**12)))
+def test_refined_level_inverts_the_refined_tail(p: Fraction) -> None:
+    net = NetResult()
+    assert net.p_refined_at_least(net.refined_level(p)) == p
+
+
 def test_best_of_two_is_worth_about_three_not_five() -> None:
-    far = tables.best_of_two_bonus(60)
-    assert far == pytest.approx(0.6931471805599453 / 0.22314355131420976, abs=1e-5)
-    assert all(tables.best_of_two_bonus(t) < 3.2 for t in range(0, 40))
+    net = NetResult()
+    for t in range(-12, 40):
+        bonus = tables.best_of_two_bonus(t)
+        one = net.p_at_least(t)
+        assert net.p_refined_at_least(t - bonus) == 1 - (1 - one) ** 2  # exact equivalence
+        assert tables.both_succeed_penalty(1 - t) == bonus  # the reverse roll, as the seed says
+    # in the tail: 4 − 0.904 (the refined unit), beside log 2 / log(5/4) on the smooth curve
+    assert abs(tables.best_of_two_bonus(80) - Fraction(387, 125)) < Fraction(1, 10**6)
+    assert float(Fraction(387, 125)) == pytest.approx(0.6931 / 0.2231, abs=0.02)
+    assert all(tables.best_of_two_bonus(t) < Fraction(16, 5) for t in range(1, 60))
+    # row 5 fits only easy checks, where each actor alone succeeds about 2 times in 3
+    assert tables.best_of_two_bonus(-1) < 5 < tables.best_of_two_bonus(-2)
 
 
 def test_d6_approximation_error() -> None:
@@ -181,6 +223,11 @@ def test_d6_approximation_error() -> None:
     assert float(StopCount(Fraction(5, 6)).mean() - StopCount().mean()) == 1.0
     tv = NetResult().total_variation(d6)
     assert 0.07 < tv < 0.08
+    # "3% on each roll": 5/6 − 4/5 = 1/30 per die, compounding down the tail
+    assert continue_chance("d6") - continue_chance("d5") == Fraction(1, 30)
+    d6_single = StopCount(continue_chance("d6"))
+    assert d6_single.p_at_least(10) / StopCount().p_at_least(10) == Fraction(25, 24) ** 10
+    assert float(d6.p_at_least(3)) == pytest.approx(0.3157, abs=1e-4)
 
 
 def test_pragmatics_is_the_rule_with_a_tie_split() -> None:
@@ -203,5 +250,9 @@ def test_controlled_roll_is_a_negative_binomial_average() -> None:
     by_hand = 1 - sum(single.pmf(a) * single.pmf(b) for a in range(2) for b in range(2 - a))
     assert two.p_at_least(0) == by_hand
     assert two.mean() == 3
+    assert two.variance() == StopCount().mean() * 5 / 2  # 20 / (n + 1)
+    assert two.pmf(Fraction(1, 2)) == 4 * Fraction(1, 25) * Fraction(4, 5) ** 3  # C1 + C2 = 3
+    assert two.pmf(Fraction(1, 3)) == 0
+    assert sum(two.p_sum(s) for s in range(400)) > 1 - Fraction(1, 10**30)
     with pytest.raises(ValueError, match="negative"):
         ControlledRoll(-1)
