@@ -1,6 +1,8 @@
 """`dicebridge audit FILE --sides K [--json]`: is this die fair?
 
-FILE holds one face per line (in throw order), or a CSV with `face,count`.
+FILE holds one face per line (in throw order), or a CSV with `face,count`;
+or audit a registered die (`dicebridge dice add`) from every reading of it in
+the ledger: `dicebridge audit --die NAME [--data-dir DIR]`.
 For a finished log the verdict follows the fixed-sample test at α = 0.05
 (Monte Carlo when expected counts are below 5); the e-value is the
 anytime-valid evidence that governs live audits.
@@ -16,7 +18,8 @@ from typing import Any
 
 from audit.fairness import homogeneity
 from audit.logs import LogError, read_log
-from audit.verdict import audit
+from audit.recognizer import RecognizerReport
+from audit.verdict import Audit, audit
 
 
 def add_subcommand(subparsers: Any) -> None:
@@ -26,8 +29,12 @@ def add_subcommand(subparsers: Any) -> None:
         description=__doc__,
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
-    parser.add_argument("file", type=Path, metavar="FILE")
-    parser.add_argument("--sides", type=int, required=True, metavar="K")
+    parser.add_argument("file", type=Path, metavar="FILE", nargs="?")
+    parser.add_argument("--sides", type=int, metavar="K", help="the die's faces (with FILE)")
+    parser.add_argument("--die", metavar="NAME", help="a registered die, from the ledger")
+    parser.add_argument(
+        "--data-dir", type=Path, default=Path("data"), help="the ledger's folder (default ./data)"
+    )
     parser.add_argument(
         "--bias",
         type=float,
@@ -48,31 +55,68 @@ def add_subcommand(subparsers: Any) -> None:
     parser.set_defaults(handler=run)
 
 
+def _from_ledger(args: argparse.Namespace) -> tuple[Audit, RecognizerReport | None, str, dict]:
+    from audit.ledger_audit import audit_die
+    from server.ledger import Ledger
+    from server.registry import DiceRegistry
+
+    if not (args.data_dir / "ledger.sqlite3").exists():
+        raise LogError(f"no ledger in {args.data_dir}; register dice with `dicebridge dice add`")
+    with Ledger(args.data_dir) as ledger:
+        done = audit_die(ledger, DiceRegistry(ledger), args.die, bias=args.bias)
+    extra = {k: v for k, v in done.to_json().items() if k in ("die", "recognizer")}
+    d = done.die
+    details = ", ".join(x for x in (d.type, d.colour, d.set) if x)
+    return done.result, done.recognizer, f"Audit of {d.name} ({details})", extra
+
+
+def _audit(args: argparse.Namespace) -> tuple[Audit, RecognizerReport | None, str, dict]:
+    if (args.file is None) == (args.die is None):
+        raise LogError("give a throw log FILE (with --sides K) or a registered die (--die NAME)")
+    if args.die is not None:
+        return _from_ledger(args)
+    if args.sides is None:
+        raise LogError("--sides K is needed with a FILE: how many faces has the die?")
+    if not 0 < args.bias < args.sides - 1:
+        raise LogError(f"--bias must be above 0 (a share), not {args.bias}")
+    return (
+        audit(read_log(args.file, args.sides), bias=args.bias),
+        None,
+        f"Audit of {args.file.name}",
+        {},
+    )
+
+
 def run(args: argparse.Namespace) -> int:
+    from server.ledger import LedgerError
+    from server.registry import RegistryError
+
     try:
-        if not 0 < args.bias < args.sides - 1:
-            raise LogError(f"--bias must be above 0 (a share), not {args.bias}")
-        result = audit(read_log(args.file, args.sides), bias=args.bias)
-        other = read_log(args.compare, args.sides) if args.compare else None
-    except (LogError, ValueError) as err:
+        result, recognizer, title, extra = _audit(args)
+        other = read_log(args.compare, result.log.sides) if args.compare else None
+    except (LogError, ValueError, LedgerError, RegistryError) as err:
         print(f"dicebridge audit: {err}", file=sys.stderr)
         return 2
     if args.report is not None:
         from audit.report import render
 
         try:
-            args.report.write_text(render(result, f"Audit of {args.file.name}"), encoding="utf-8")
+            args.report.write_text(render(result, title, recognizer), encoding="utf-8")
         except OSError as err:
             print(f"dicebridge audit: cannot write {args.report}: {err.strerror}", file=sys.stderr)
             return 2
-    data = result.to_json()
+    data = {**result.to_json(), **extra}
     if other is not None:
         chi2, p = homogeneity(result.log.counts, other.counts)
         data["homogeneity"] = {"file": str(args.compare), "chi2": chi2, "p_value": p}
     if args.json:
         print(json.dumps(data))
         return 0
+    if "die" in data:
+        print(title)
     print(result.words())
+    if recognizer is not None and (recognizer.camera_readings or recognizer.uncertain_excluded):
+        print(_camera_words(recognizer))
     print()
     print(f"  throws: {data['n']:,} on a d{data['sides']}")
     test = "Monte Carlo exact" if data["monte_carlo"] else "Pearson χ²"
@@ -98,3 +142,14 @@ def run(args: argparse.Namespace) -> int:
         print(f"  {f['face']:>4}  {f['count']:>8,}  {100 * f['share']:6.2f}%  "
               f"{100 * f['ci_low']:.2f}–{100 * f['ci_high']:.2f}%")  # fmt: skip
     return 0
+
+
+def _camera_words(r: RecognizerReport) -> str:
+    words = f"Camera: {r.camera_readings:,} readings, {r.uncertain_excluded:,} uncertain left out"
+    if r.error_rate is not None and r.error_ci is not None:
+        low, high = r.error_ci
+        words += (
+            f"; {r.misread} of {r.confirmed} confirmed were misread "
+            f"({100 * r.error_rate:.1f}%, 95% interval {100 * low:.1f}–{100 * high:.1f}%)"
+        )
+    return words + "."

@@ -21,13 +21,24 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--version", action="version", version=f"dicebridge {__version__}")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND", required=True)
 
-    from dicebridge import audit_cli, demo, ledger_cli, odds, resolve, serve, tables, tower
+    from dicebridge import (
+        audit_cli,
+        demo,
+        dice_cli,
+        ledger_cli,
+        odds,
+        resolve,
+        serve,
+        tables,
+        tower,
+    )
     from dicebridge.bench import add_subcommand as add_bench
 
     odds.add_subcommand(sub)
     resolve.add_subcommand(sub)
     tables.add_subcommand(sub)
     audit_cli.add_subcommand(sub)
+    dice_cli.add_subcommand(sub)
     tower.add_subcommand(sub)
     ledger_cli.add_subcommand(sub)
     serve.add_subcommand(sub)

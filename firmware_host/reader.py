@@ -105,5 +105,8 @@ class TowerReader:
         out: list[TowerReading | TowerEvent] = []
         for throw in self._lines.feed(data):
             self._text_throws += 1
-            out += [TowerReading(d, v, self._text_throws, mode="text") for d, v in throw.dice]
+            out += [
+                TowerReading(d, v, self._text_throws, slot, mode="text")
+                for slot, (d, v) in enumerate(throw.dice)
+            ]  # a text line's dice in order: their slots
         return out

@@ -42,13 +42,16 @@ class Reading:
     """One die as a source saw it.
 
     ``confidence`` is the source's own (1.0 for manual entry); ``source`` says
-    where it came from ("manual", "camera:0", "tower:ABC123", "virtual").
+    where it came from ("manual", "camera:0", "tower:ABC123", "virtual");
+    ``identity`` names the registered physical die when the source knows it
+    (its audit collects every reading that names it).
     """
 
     die: str
     face: int
     confidence: float = 1.0
     source: str = "manual"
+    identity: str | None = None
 
     def __post_init__(self) -> None:
         faces = faces_of(self.die)

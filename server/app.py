@@ -12,7 +12,10 @@ from typing import Any
 from fastapi import FastAPI, HTTPException, Query, WebSocket, WebSocketDisconnect
 from pydantic import BaseModel, Field
 
+from audit.ledger_audit import audit_die
+from audit.logs import LogError
 from mechanics.reading import Reading, ReadingRefused
+from server.registry import AlreadyRegistered, NotFound, RegistryError
 from server.table import Table, UnknownCheck
 
 
@@ -26,10 +29,23 @@ class Die(BaseModel):
     value: int
     confidence: float = 1.0
     source: str = "manual"
+    identity: str | None = Field(None, description="a registered die's id (for its audit)")
 
 
 class Dice(BaseModel):
     dice: list[Die] = Field(min_length=1, max_length=200)
+
+
+class NewDie(BaseModel):
+    name: str = Field(min_length=1, max_length=80)
+    type: str = Field(description="d5, d6, d10, d20 or dF")
+    colour: str = Field("", max_length=40)
+    set: str = Field("", max_length=80)
+
+
+class Confirmation(BaseModel):
+    index: int = Field(ge=0, le=199, description="which die of the throw, from 0")
+    face: int = Field(description="the face the die really shows")
 
 
 def create_app(table: Table) -> FastAPI:
@@ -56,7 +72,9 @@ def create_app(table: Table) -> FastAPI:
     @app.post("/api/checks/{check_id}/dice")
     def add_dice(check_id: str, body: Dice) -> dict[str, Any]:
         try:
-            readings = [Reading(d.die, d.value, d.confidence, d.source) for d in body.dice]
+            readings = [
+                Reading(d.die, d.value, d.confidence, d.source, d.identity) for d in body.dice
+            ]
             return table.add_dice(check_id, readings)
         except UnknownCheck:
             raise HTTPException(status_code=404, detail=f"no check {check_id}") from None
@@ -66,6 +84,37 @@ def create_app(table: Table) -> FastAPI:
     @app.get("/api/throws")
     def throws(limit: int = Query(50, ge=1, le=1000)) -> list[dict[str, Any]]:
         return table.throws(limit)
+
+    @app.get("/api/dice")
+    def dice() -> list[dict[str, Any]]:
+        return [d.to_dict() for d in table.registry.all()]
+
+    @app.post("/api/dice", status_code=201)
+    def register_die(body: NewDie) -> dict[str, Any]:
+        try:
+            return table.registry.register(body.name, body.type, body.colour, body.set).to_dict()
+        except AlreadyRegistered as err:
+            raise HTTPException(status_code=409, detail=str(err)) from None
+        except RegistryError as err:
+            raise HTTPException(status_code=422, detail=str(err)) from None
+
+    @app.get("/api/dice/{die_id}/audit")
+    def die_audit(die_id: str, bias: float = Query(0.2, gt=0, le=1)) -> dict[str, Any]:
+        try:
+            return audit_die(table.ledger, table.registry, die_id, bias=bias).to_json()
+        except NotFound as err:
+            raise HTTPException(status_code=404, detail=str(err)) from None
+        except LogError as err:
+            raise HTTPException(status_code=409, detail=str(err)) from None
+
+    @app.post("/api/throws/{throw_id}/confirm", status_code=201)
+    def confirm(throw_id: int, body: Confirmation) -> dict[str, Any]:
+        try:
+            return table.registry.confirm(throw_id, body.index, body.face)
+        except NotFound as err:
+            raise HTTPException(status_code=404, detail=str(err)) from None
+        except RegistryError as err:
+            raise HTTPException(status_code=422, detail=str(err)) from None
 
     @app.websocket("/ws")
     async def events(socket: WebSocket) -> None:

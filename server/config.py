@@ -30,6 +30,7 @@ class TowerConfig:
     port: str | None = None  # a device path or socket://host:port
     usb: str | None = None  # "vid:pid" or "vid:pid:serial", found again when replugged
     mode: str = "auto"
+    dice: tuple[str, ...] = ()  # registered dice by slot: slot 0 is dice[0], …
 
 
 @dataclass(frozen=True)
@@ -126,8 +127,12 @@ def _tower(index: int, table: Any) -> TowerConfig:
     for key, value in table.items():
         if key not in names:
             raise ConfigError(f"unknown setting towers[{index}].{key}")
-        _typed(f"towers[{index}].{key}", value, str)
-    tower = TowerConfig(**table)
+        if key == "dice":
+            if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
+                raise ConfigError(f"towers[{index}].dice must be a list of registered dice names")
+        else:
+            _typed(f"towers[{index}].{key}", value, str)
+    tower = TowerConfig(**{**table, "dice": tuple(table.get("dice", ()))})
     if (tower.port is None) == (tower.usb is None):
         raise ConfigError(f"towers[{index}] needs a port or a usb id (one of them)")
     if tower.mode not in ("auto", "binary", "text"):

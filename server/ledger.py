@@ -25,7 +25,7 @@ from pathlib import Path
 from typing import Any
 
 GENESIS = "0" * 64
-KINDS = ("throw", "reading", "check", "resolution", "die", "note")
+KINDS = ("throw", "reading", "check", "resolution", "die", "confirmation", "import", "note")
 
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS entries (

@@ -30,12 +30,16 @@ def _opener(tower: TowerConfig) -> Any:
 
 
 def tower_fleet(towers: tuple[TowerConfig, ...], table: Table) -> TowerFleet:
-    """A fleet whose readings and news go to the table."""
+    """A fleet whose readings and news go to the table (named by slot when configured)."""
+    identities = {t.name: t.dice for t in towers}
 
     def on_event(name: str, event: TowerReading | TowerEvent | Status) -> None:
         source = f"tower:{name}"
         if isinstance(event, TowerReading):
-            table.from_source(source, [Reading(event.die, event.value, 1.0, source)])
+            slots = identities.get(name, ())
+            slot = event.slot
+            identity = slots[slot] if slot is not None and 0 <= slot < len(slots) else None
+            table.from_source(source, [Reading(event.die, event.value, 1.0, source, identity)])
         elif isinstance(event, Status):
             table.source_event(source, event.state, {"detail": event.detail})
         elif event.kind in ("rethrow", "fault", "iam"):

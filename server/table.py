@@ -18,6 +18,7 @@ from mechanics.check import DiceCheck
 from mechanics.check_factory import create_check
 from mechanics.reading import Reading, ReadingRefused
 from server.ledger import Ledger
+from server.registry import DiceRegistry
 
 Listener = Callable[[dict[str, Any]], None]
 
@@ -38,8 +39,10 @@ class ActiveCheck:
 
 
 class Table:
-    def __init__(self, ledger: Ledger) -> None:
+    def __init__(self, ledger: Ledger, registry: DiceRegistry | None = None) -> None:
         self._ledger = ledger
+        self.ledger = ledger  # read by the audits
+        self.registry = registry if registry is not None else DiceRegistry(ledger)
         self._checks: dict[str, ActiveCheck] = {}
         self._listeners: list[Listener] = []
         self._sources: dict[str, str] = {"manual": "ready"}
@@ -91,6 +94,8 @@ class Table:
     def add_dice(self, check_id: str, readings: Sequence[Reading]) -> dict[str, Any]:
         """Feed readings to a check; ReadingRefused (nothing changed) or the new state."""
         active = self._active(check_id)
+        for given in readings:
+            self.registry.check_reading(given)
         with self._lock:
             updated = active.check.accept(*readings)  # raises before anything is recorded
             active.check = updated
@@ -111,7 +116,7 @@ class Table:
 
         Returns the state of the check they fed, or None.
         """
-        readings = [Reading(r.die, r.face, r.confidence, r.source or source) for r in readings]
+        readings = [self._known_identity(source, r) for r in readings]
         with self._lock:
             waiting = [a for a in self._checks.values() if a.check.need() is not None]
         for active in waiting:  # dicts keep creation order: the oldest first
@@ -126,6 +131,19 @@ class Table:
         for reading in dice:
             self._announce({"type": "reading", "check": None, **reading})
         return None
+
+    def _known_identity(self, source: str, reading: Reading) -> Reading:
+        """A source's reading naming an unknown die keeps its face but loses the name
+        (and the source is told why): a throw is never dropped over a label."""
+        try:
+            self.registry.check_reading(reading)
+            identity = reading.identity
+        except ReadingRefused as err:
+            self.source_event(source, "unknown-die", {"detail": str(err)})
+            identity = None
+        # the source's own name, unless the reading already carries a more precise one
+        named = reading.source if reading.source not in ("", "manual") else source
+        return Reading(reading.die, reading.face, reading.confidence, named, identity)
 
     def source_event(self, source: str, kind: str, detail: dict[str, Any]) -> None:
         """A source's own news (connected, disconnected, a die to re-throw, a fault)."""
@@ -144,10 +162,15 @@ class Table:
 
 
 def _plain(readings: Sequence[Reading]) -> list[dict[str, Any]]:
-    return [
-        {"die": r.die, "face": r.face, "confidence": r.confidence, "source": r.source}
-        for r in readings
-    ]
+    plain = []
+    for r in readings:
+        row: dict[str, Any] = {
+            "die": r.die, "face": r.face, "confidence": r.confidence, "source": r.source
+        }  # fmt: skip
+        if r.identity is not None:
+            row["identity"] = r.identity
+        plain.append(row)
+    return plain
 
 
 __all__ = ["ReadingRefused", "Table", "UnknownCheck"]

@@ -194,9 +194,11 @@ def test_a_simulated_tower_resolves_a_check_through_the_service(tmp_path: Path) 
     tower = threading.Thread(target=serve, args=(sim, master, 3, 0.05, stop, 0.0))
     ledger = Ledger(tmp_path)
     table = Table(ledger)
+    table.registry.register("Left A", "d6")
+    table.registry.register("Left B", "d6")
     check = table.create("decibel", {"pool": 3, "target": 5})  # waits for d20s: not fed
     pool = table.create("d6pool", {"level": 2, "difficulty": 1})
-    fleet = tower_fleet((TowerConfig("left", port=path),), table)
+    fleet = tower_fleet((TowerConfig("left", port=path, dice=("left-a", "left-b")),), table)
     tower.start()
     fleet.start()
     try:
@@ -214,5 +216,8 @@ def test_a_simulated_tower_resolves_a_check_through_the_service(tmp_path: Path) 
     throws = [e.body for e in ledger.entries(kind="throw")]
     assert throws and all(d["source"] == "tower:left" for t in throws for d in t["dice"])
     assert any(t["check"] == pool["id"] for t in throws)
+    # each slot's reading names the registered die the settings put there
+    named = {d["identity"] for t in throws for d in t["dice"]}
+    assert named == {"left-a", "left-b"}
     assert ledger.verify().ok
     ledger.close()

@@ -24,6 +24,7 @@ def test_file_then_environment(tmp_path: Path) -> None:
         "[gpio]\nbutton = 22\nbuzzer = 26\n"
         '[[towers]]\nname = "left"\nport = "/dev/ttyACM0"\n'
         '[[towers]]\nname = "store"\nusb = "2e8a:000a"\nmode = "binary"\n'
+        'dice = ["red-d6", "blue-d6"]\n'
     )
     config = load_config(path, env={"DICEBRIDGE_PORT": "9000", "DICEBRIDGE_DATA_DIR": "/srv/d"})
     assert config.open_to_lan and config.port == 9000 and config.data_dir == Path("/srv/d")
@@ -31,7 +32,7 @@ def test_file_then_environment(tmp_path: Path) -> None:
     assert config.tumble_seconds == 2.0
     assert config.towers == (
         TowerConfig("left", port="/dev/ttyACM0"),
-        TowerConfig("store", usb="2e8a:000a", mode="binary"),
+        TowerConfig("store", usb="2e8a:000a", mode="binary", dice=("red-d6", "blue-d6")),
     )
 
 
@@ -46,6 +47,7 @@ def test_file_then_environment(tmp_path: Path) -> None:
         ('[[towers]]\nname = "x"', "needs a port or a usb id"),
         ('[[towers]]\nname = "x"\nport = "/dev/x"\nmode = "fast"', "auto, binary or text"),
         ("port = ", "not valid TOML"),
+        ('[[towers]]\nname = "x"\nport = "/dev/x"\ndice = "red"', "list of registered dice"),
     ],
 )
 def test_bad_settings_are_named(tmp_path: Path, text: str, message: str) -> None:
