@@ -31,6 +31,7 @@ def build_parser() -> argparse.ArgumentParser:
         serve,
         tables,
         tower,
+        vision_cli,
     )
     from dicebridge.bench import add_subcommand as add_bench
 
@@ -44,6 +45,7 @@ def build_parser() -> argparse.ArgumentParser:
     serve.add_subcommand(sub)
     add_bench(sub)
     demo.add_subcommand(sub)
+    vision_cli.add_subcommand(sub)
     return parser
 
 

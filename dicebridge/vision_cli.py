@@ -1,0 +1,182 @@
+"""`dicebridge vision eval|read|synth|teach`: the camera reader, measured and tried.
+
+eval DIR reads DIR/labels.csv (columns file, die_type, values) and prints the
+reader's figures beside a naive SimpleBlobDetector pip counter's, measured in
+the same run.  Photo sets of the project's training half are read with
+`--split held_out` to measure only photos the networks never saw.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+from typing import Any
+
+SPLITS = ("all", "held_out", "train")
+
+
+def add_subcommand(subparsers: Any) -> None:
+    parser = subparsers.add_parser("vision", help="the camera reader: measure it, try it, teach it")
+    sub = parser.add_subparsers(dest="vision", metavar="ACTION", required=True)
+    ev = sub.add_parser(
+        "eval", help="measure the reader on a labelled photo set", description=__doc__
+    )
+    ev.add_argument("directory", type=Path, metavar="DIR")
+    ev.add_argument("--json", action="store_true", help="print one JSON object")
+    ev.add_argument("--split", choices=SPLITS, default="all", help="which half of the set")
+    ev.add_argument("--die", choices=("auto", "d6", "dF", "any"), default="auto",
+                    help="the dice to expect (auto: each image's die_type)")  # fmt: skip
+    ev.add_argument("--dieset", type=Path, metavar="DIR", action="append",
+                    help="a taught die set, for numbered dice (once per die type)")  # fmt: skip
+    ev.add_argument("--empty-tray", type=Path, metavar="IMAGE", help="the tray with no dice")
+    ev.add_argument("--no-baseline", action="store_true", help="skip the naive blob counter")
+    ev.add_argument("--limit", type=int, metavar="N", help="only the first N images")
+    ev.set_defaults(handler=run_eval)
+
+    rd = sub.add_parser("read", help="read the dice in one picture")
+    rd.add_argument("image", type=Path)
+    rd.add_argument("--die", choices=("d6", "dF", "any"), default="any")
+    rd.add_argument("--empty-tray", type=Path, metavar="IMAGE", help="the tray with no dice")
+    rd.add_argument("--dieset", type=Path, metavar="DIR", action="append",
+                    help="a taught die set, for numbered dice")  # fmt: skip
+    rd.add_argument("--crop", action="store_true", help="the picture is one die's crop")
+    rd.add_argument("--json", action="store_true")
+    rd.set_defaults(handler=run_read)
+
+    sy = sub.add_parser("synth", help="write a synthetic labelled photo set")
+    sy.add_argument("directory", type=Path, metavar="OUT")
+    sy.add_argument("--dice", nargs="+", default=["d6"], choices=("d5", "d6", "d10", "d20", "dF"))
+    sy.add_argument("--count", type=int, default=100, help="images (default 100)")
+    sy.add_argument("--seed", type=int, default=1)
+    sy.set_defaults(handler=run_synth)
+
+    from vision.teach_cli import add_teach
+
+    add_teach(sub)
+
+
+def _fail(message: str) -> int:
+    print(f"dicebridge vision: {message}", file=sys.stderr)
+    return 2
+
+
+def _reader_for(diesets: list[Path] | None) -> Any:
+    from vision.reader import DiceReader
+    from vision.teach import DieSet
+
+    reader = DiceReader()
+    for folder in diesets or ():
+        reader.add_dieset(DieSet.load(folder))
+    return reader
+
+
+def run_eval(args: argparse.Namespace) -> int:
+    import cv2
+
+    from vision.baseline import BlobCounter
+    from vision.datasets import DatasetError, iter_split, read_dataset
+    from vision.evaluate import evaluate
+    from vision.faces import ModelError
+    from vision.teach import DieSetError
+
+    cv2.setNumThreads(1)  # the figure is "on one core"
+    try:
+        items = list(iter_split(read_dataset(args.directory), args.split))
+        reader = _reader_for(args.dieset)
+    except (DatasetError, ModelError, DieSetError) as err:
+        return _fail(str(err))
+    tray = None
+    if args.empty_tray is not None:
+        tray = cv2.imread(str(args.empty_tray), cv2.IMREAD_COLOR)
+        if tray is None:
+            return _fail(f"cannot read {args.empty_tray} as an image")
+    items = [i for i in items if i.die_type != "none"]  # an empty tray has nothing to read
+    if args.limit:
+        items = items[: args.limit]
+    if not items:
+        return _fail(f"no images in {args.directory} ({args.split})")
+
+    def read(image: Any, item: Any) -> Any:
+        if item.kind == "crop":
+            return reader.read_crop(image, _die(args.die, item.die_type))
+        return reader.read(image, _die(args.die, item.die_type), tray)
+
+    def progress(n: int) -> None:
+        if not args.json and (n % 25 == 0 or n == len(items)):
+            print(f"  read {n}/{len(items)} images", file=sys.stderr, flush=True)
+
+    ours = evaluate(items, read, progress).to_json()
+    result: dict[str, Any] = {**ours, "split": args.split}
+    if not args.no_baseline and all(i.die_type == "d6" and i.kind != "crop" for i in items):
+        counter = BlobCounter()
+        naive = evaluate(items, lambda image, item: counter.read(image)).to_json()
+        result["baseline_blob_counter"] = {
+            k: naive[k] for k in ("per_die_accuracy", "coverage", "ms_per_image")
+        }
+    if args.json:
+        print(json.dumps(result))
+        return 0
+    print(f"{args.directory} ({args.split}): {result['images']} images, {result['dice']} dice")
+    for key in ("answered", "correct", "per_die_accuracy", "coverage", "error_rate_answered",
+                "image_exact", "ms_per_image"):  # fmt: skip
+        print(f"  {key:20} {result[key]}")
+    if "baseline_blob_counter" in result:
+        base = result["baseline_blob_counter"]
+        print(f"  naive blob counter:  per_die_accuracy {base['per_die_accuracy']}, "
+              f"{base['ms_per_image']} ms per image")  # fmt: skip
+    return 0
+
+
+def _die(choice: str, die_type: str) -> str:
+    if choice != "auto":
+        return choice
+    return die_type if die_type in ("d6", "dF", "d5", "d10", "d20", "d6_numeral") else "any"
+
+
+def run_read(args: argparse.Namespace) -> int:
+    import cv2
+
+    from vision.faces import ModelError
+    from vision.teach import DieSetError
+
+    image = cv2.imread(str(args.image), cv2.IMREAD_COLOR)
+    if image is None:
+        return _fail(f"cannot read {args.image} as an image")
+    tray = None
+    if args.empty_tray is not None:
+        tray = cv2.imread(str(args.empty_tray), cv2.IMREAD_COLOR)
+        if tray is None:
+            return _fail(f"cannot read {args.empty_tray} as an image")
+    try:
+        reader = _reader_for(args.dieset)
+    except (ModelError, DieSetError) as err:
+        return _fail(str(err))
+    die = next(iter(reader.diesets)) if reader.diesets else args.die
+    result = reader.read_crop(image, die) if args.crop else reader.read(image, die, tray)
+    if args.json:
+        print(json.dumps({"dice": [d.to_dict() for d in result.dice], "problem": result.problem,
+                          "ms": round(result.ms, 2)}))  # fmt: skip
+        return 0
+    if result.problem:
+        print(result.problem)
+    for d in result.dice:
+        shown = "?" if d.value is None else (f"{d.value:+d}" if d.die == "dF" else str(d.value))
+        line = f"{d.colour + ' ' if d.colour else ''}{d.die}: {shown} ({100 * d.confidence:.0f}%)"
+        print(line + (f"  — uncertain: {d.advice}" if d.uncertain else ""))
+    return 0
+
+
+def run_synth(args: argparse.Namespace) -> int:
+    import numpy as np
+
+    from vision.render import write_dataset
+
+    if not 1 <= args.count <= 100_000:
+        return _fail("--count must be between 1 and 100000")
+    labels = write_dataset(
+        args.directory, args.count, np.random.default_rng(args.seed), dice_choices=tuple(args.dice)
+    )
+    print(f"wrote {args.count} images and {labels}")
+    return 0

@@ -1,0 +1,146 @@
+"""The camera reader end to end on synthetic throws (no ../shared needed), its frame
+sources, settle detection and the `vision` command line."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import cv2
+import numpy as np
+import pytest
+
+from dicebridge.cli import main
+from vision.frames import CameraError, ImageFolder, OpenCVCapture, Picamera2Source, Replay
+from vision.reader import DiceReader, encode_crop
+from vision.render import ThrowSpec, render_settling, render_throw
+from vision.settle import SettleDetector
+
+
+@pytest.fixture(scope="module")
+def reader() -> DiceReader:
+    return DiceReader()
+
+
+def _score(truth: list[int], got: list[int]) -> int:
+    return sum(min(truth.count(v), got.count(v)) for v in set(truth))
+
+
+@pytest.mark.parametrize("die", ["d6", "dF"])
+def test_synthetic_throws_are_read(reader: DiceReader, die: str) -> None:
+    rng = np.random.default_rng(21 if die == "d6" else 22)
+    right = answered = total = 0
+    for _ in range(12):
+        throw = render_throw(ThrowSpec(dice=(die,) * int(rng.integers(1, 7))), rng)
+        result = reader.read(throw.image, die)
+        truth = [d.value for d in throw.dice]
+        got = [d.value for d in result.certain if d.value is not None]
+        total += len(truth)
+        answered += len(got)
+        right += _score(truth, got)
+        for d in result.dice:  # every reading carries what a ledger and a person need
+            assert d.die == die and 0 <= d.confidence <= 1 and d.crop.size > 0
+            assert d.box[0] < d.box[2] and d.box[1] < d.box[3]
+    assert right / total >= 0.95 and answered - right <= 1, (right, answered, total)
+
+
+def test_an_empty_tray_is_no_dice_and_the_reading_is_a_value(reader: DiceReader) -> None:
+    throw = render_throw(ThrowSpec(dice=()), np.random.default_rng(3))
+    result = reader.read(throw.image, "d6")
+    assert result.dice == () and result.problem == "no dice seen"
+
+
+def test_an_uncertain_die_says_what_to_do(reader: DiceReader) -> None:
+    rng = np.random.default_rng(8)
+    throw = render_throw(ThrowSpec(dice=("d6", "d6"), blur=0.3), rng)
+    blurred = cv2.GaussianBlur(throw.image, (0, 0), 6)  # far too soft to see pips
+    result = reader.read(blurred, "d6")
+    assert result.uncertain, "a blur that hides the pips must not give confident values"
+    for d in result.uncertain:
+        assert d.to_reading() is None
+        assert d.advice.startswith(("re-throw the", "confirm:", "move the"))
+        assert d.die in d.advice
+
+
+def test_a_die_cut_by_the_edge_is_uncertain(reader: DiceReader) -> None:
+    rng = np.random.default_rng(2)
+    throw = render_throw(ThrowSpec(dice=("d6",), values=(5,), die_px=(50, 56)), rng)
+    (die,) = throw.dice
+    x0, _y0, x1, _y1 = die.box
+    half = throw.image[:, : (x0 + x1) // 2]  # the picture ends in the middle of the die
+    result = reader.read(np.ascontiguousarray(half), "d6")
+    assert all(d.to_reading() is None for d in result.dice)
+
+
+def test_bad_frames_are_refused_clearly(reader: DiceReader) -> None:
+    with pytest.raises(ValueError, match="H×W×3"):
+        reader.read(np.zeros((4, 4), np.uint8))
+
+
+def test_crops_encode_for_the_ledger(reader: DiceReader) -> None:
+    throw = render_throw(ThrowSpec(dice=("d6",)), np.random.default_rng(5))
+    result = reader.read(throw.image, "d6")
+    data = encode_crop(result.dice[0].crop)
+    assert data[:8] == b"\x89PNG\r\n\x1a\n"
+
+
+def test_settle_detector_reads_once_after_the_dice_stop() -> None:
+    frames = render_settling(ThrowSpec(dice=("d6", "d6")), np.random.default_rng(6), 6, 10)
+    detector = SettleDetector(still_seconds=0.3)
+    replay = Replay([image for image, _ in frames], 0.1)
+    states = []
+    while (frame := replay.read()) is not None:
+        states.append(detector.feed(frame))
+    settled_at = [i for i, s in enumerate(states) if s.settled]
+    moving = [flag for _, flag in frames]
+    assert len(settled_at) == 1  # handed over exactly once
+    assert moving[settled_at[0]] and settled_at[0] >= moving.index(True) + 3
+    assert all(not s.settled for s, flag in zip(states, moving, strict=True) if not flag)
+
+
+def test_frame_sources(tmp_path: Path) -> None:
+    images = [np.full((40, 60, 3), v, np.uint8) for v in (10, 20, 30)]
+    replay = Replay(images, interval=0.5)
+    got = [replay.read() for _ in range(4)]
+    assert [f.at for f in got if f] == [0.5, 1.0, 1.5] and got[3] is None and replay.reads == 3
+    replay.close()
+    with pytest.raises(CameraError):
+        replay.read()
+    for i, image in enumerate(images):
+        cv2.imwrite(str(tmp_path / f"{i}.png"), image)
+    (tmp_path / "notes.txt").write_text("not an image")
+    folder = ImageFolder(tmp_path)
+    names = [folder.read() for _ in range(4)]
+    assert [f.name for f in names if f] == ["0.png", "1.png", "2.png"] and names[3] is None
+    video = tmp_path / "throw.avi"
+    writer = cv2.VideoWriter(str(video), cv2.VideoWriter.fourcc(*"MJPG"), 10, (60, 40))
+    for image in images:
+        writer.write(image)
+    writer.release()
+    capture = OpenCVCapture(str(video))
+    frames = [capture.read() for _ in range(4)]
+    capture.close()
+    assert sum(f is not None for f in frames) == 3 and frames[3] is None
+    with pytest.raises(CameraError, match="cannot open camera"):
+        OpenCVCapture(str(tmp_path / "missing.avi"))
+    with pytest.raises(CameraError, match="picamera2"):
+        Picamera2Source()  # not a Pi: the vendor library is absent, and we say so
+
+
+def test_the_command_line_writes_and_measures_a_synthetic_set(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert main(["vision", "synth", str(tmp_path / "set"), "--dice", "dF", "--count", "6"]) == 0
+    capsys.readouterr()
+    assert main(["vision", "eval", str(tmp_path / "set"), "--json"]) == 0
+    out = json.loads(capsys.readouterr().out)
+    assert out["images"] == 6 and out["dice"] >= 6
+    assert out["correct"] <= out["answered"] <= out["dice"]
+    assert out["per_die_accuracy"] == round(out["correct"] / out["dice"], 4)
+    first = sorted((tmp_path / "set" / "images").iterdir())[0]
+    assert main(["vision", "read", str(first), "--die", "dF", "--json"]) == 0
+    assert "dice" in json.loads(capsys.readouterr().out)
+    assert main(["vision", "eval", str(tmp_path / "nothing")]) == 2
+    assert "labels.csv" in capsys.readouterr().err
+    (tmp_path / "bad.png").write_bytes(b"not a png")
+    assert main(["vision", "read", str(tmp_path / "bad.png")]) == 2

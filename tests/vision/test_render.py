@@ -1,0 +1,162 @@
+"""The synthetic dice renderer: deterministic, and its truth matches its pixels."""
+
+from __future__ import annotations
+
+import csv
+from collections import Counter
+from pathlib import Path
+
+import cv2
+import numpy as np
+import pytest
+
+from vision.render import (
+    DieLook,
+    RenderedDie,
+    ThrowSpec,
+    render_die,
+    render_settling,
+    render_throw,
+    write_dataset,
+)
+
+SMALL = {"size": (200, 200), "die_px": (24, 30)}
+OPAQUE = (DieLook((40, 30, 200), (240, 240, 240)), DieLook((235, 235, 230), (25, 25, 25)))
+
+
+def _sep(a: tuple[int, ...], b: tuple[int, ...]) -> int:
+    """Gap between two boxes (negative: they overlap)."""
+    return max(b[0] - a[2], a[0] - b[2], b[1] - a[3], a[1] - b[3])
+
+
+def _ink_blobs(bgra: np.ndarray, ink: tuple[int, int, int]) -> int:
+    dist = np.abs(bgra[..., :3].astype(np.int16) - np.array(ink, np.int16)).max(axis=2)
+    mask = ((dist < 70) & (bgra[..., 3] > 200)).astype(np.uint8)
+    count, _ = cv2.connectedComponents(mask, connectivity=8)
+    return count - 1
+
+
+def test_same_seed_same_bytes_other_seed_differs() -> None:
+    spec = ThrowSpec(("d6", "dF", "d10", "d20", "d5"), **SMALL)  # type: ignore[arg-type]
+    a = render_throw(spec, np.random.default_rng(5))
+    b = render_throw(spec, np.random.default_rng(5))
+    c = render_throw(spec, np.random.default_rng(6))
+    assert a.image.tobytes() == b.image.tobytes()
+    assert a.empty_tray.tobytes() == b.empty_tray.tobytes()
+    assert [(d.die, d.value, d.box) for d in a.dice] == [(d.die, d.value, d.box) for d in b.dice]
+    assert a.image.tobytes() != c.image.tobytes()
+    assert a.image.shape == (200, 200, 3) and a.image.dtype == np.uint8
+
+
+@pytest.mark.parametrize("seed", [1, 2])
+def test_boxes_hold_the_dice_and_the_rest_is_the_empty_tray(seed: int) -> None:
+    spec = ThrowSpec(("d6", "dF", "d10", "d20", "d5"), noise=2.0, jpeg=False, **SMALL)  # type: ignore[arg-type]
+    throw = render_throw(spec, np.random.default_rng(seed))
+    faces = {
+        "d5": range(1, 6),
+        "d6": range(1, 7),
+        "d10": range(10),
+        "d20": range(1, 21),
+        "dF": range(-1, 2),
+    }
+    diff = np.abs(throw.image.astype(np.float32) - throw.empty_tray.astype(np.float32)).mean(axis=2)
+    far = np.ones(diff.shape, np.uint8)
+    for die in throw.dice:
+        assert isinstance(die, RenderedDie) and die.value in faces[die.die]
+        x0, y0, x1, y1 = die.box
+        assert 0 <= x0 < x1 <= 200 and 0 <= y0 < y1 <= 200
+        assert diff[y0:y1, x0:x1].mean() > 8, die
+        top = die.top_face
+        assert top.shape[1] == 2 and len(top) in (3, 4)
+        assert (top[:, 0] >= x0 - 1).all() and (top[:, 0] <= x1 + 1).all()
+        assert (top[:, 1] >= y0 - 1).all() and (top[:, 1] <= y1 + 1).all()
+        far[max(0, y0 - 24) : y1 + 24, max(0, x0 - 24) : x1 + 24] = 0
+    assert far.sum() > 5_000
+    away = diff[far.astype(bool)]
+    assert away.mean() < 3.5 and np.percentile(away, 99) < 12
+
+
+@pytest.mark.parametrize("look", OPAQUE)
+@pytest.mark.parametrize("angle", [0.0, 33.0])
+def test_d6_pips_are_separate_ink_blobs(look: DieLook, angle: float) -> None:
+    rng = np.random.default_rng(0)
+    for value in range(1, 7):
+        bgra = render_die("d6", value, look, 40, rng, angle_deg=angle)
+        assert bgra.shape[2] == 4 and bgra.dtype == np.uint8
+        assert _ink_blobs(bgra, look.ink) == value
+
+
+def test_df_symbols() -> None:
+    look, rng = OPAQUE[0], np.random.default_rng(0)
+    ink = {v: _ink_blobs(render_die("dF", v, look, 40, rng), look.ink) for v in (-1, 0, 1)}
+    assert ink == {-1: 1, 0: 0, 1: 1}
+    plus, minus = (render_die("dF", v, look, 40, rng) for v in (1, -1))
+    assert (plus[..., :3] > 200).all(axis=2).sum() > 1.5 * (minus[..., :3] > 200).all(axis=2).sum()
+
+
+def test_write_dataset_labels_match_boxes(tmp_path: Path) -> None:
+    labels = write_dataset(
+        tmp_path / "set",
+        3,
+        np.random.default_rng(4),
+        dice_choices=("d6", "dF"),
+        per_image=(1, 4),
+        size=(200, 200),
+        die_px=(24, 30),
+    )
+    assert labels == tmp_path / "set" / "labels.csv"
+    with labels.open(encoding="utf-8") as fh:
+        rows = list(csv.DictReader(fh))
+    with (tmp_path / "set" / "boxes.csv").open(encoding="utf-8") as fh:
+        boxes = list(csv.DictReader(fh))
+    assert list(rows[0]) == ["file", "die_type", "values", "n_dice", "total", "upstream_split"]
+    assert list(boxes[0]) == ["file", "die", "value", "xmin", "ymin", "xmax", "ymax"]
+    assert len(rows) == 3
+    for row in rows:
+        values = [int(v) for v in row["values"].split(";")]
+        assert values == sorted(values)
+        assert int(row["n_dice"]) == len(values) and int(row["total"]) == sum(values)
+        mine = [b for b in boxes if b["file"] == row["file"]]
+        assert Counter(int(b["value"]) for b in mine) == Counter(values)
+        kinds = {b["die"] for b in mine}
+        assert row["die_type"] == (kinds.pop() if len(kinds) == 1 else "mixed")
+        image = cv2.imread(str(tmp_path / "set" / row["file"]))
+        assert image is not None and image.shape == (200, 200, 3)
+
+
+def test_settling_moves_then_rests_on_the_throw() -> None:
+    spec = ThrowSpec(("d6", "d20", "dF"), **SMALL)  # type: ignore[arg-type]
+    frames = render_settling(spec, np.random.default_rng(3), moving=3, still=3)
+    assert [flag for _, flag in frames] == [False] * 3 + [True] * 3
+    throw = render_throw(spec, np.random.default_rng(3))
+    assert frames[-1][0].tobytes() == throw.image.tobytes()
+
+    def change(a: np.ndarray, b: np.ndarray) -> float:
+        return float(np.abs(a.astype(np.float32) - b.astype(np.float32)).mean())
+
+    still = change(frames[-2][0], frames[-1][0])
+    assert change(frames[0][0], frames[-1][0]) > 2 * still
+    assert change(frames[2][0], frames[-1][0]) > 2 * still
+
+
+@pytest.mark.parametrize("seed", range(3))
+def test_touching_dice_share_an_edge(seed: int) -> None:
+    spec = ThrowSpec(("d6", "d6"), touching=1.0, **SMALL)  # type: ignore[arg-type]
+    a, b = render_throw(spec, np.random.default_rng(seed)).dice
+    assert abs(_sep(a.box, b.box)) <= 3
+
+
+def test_cocked_and_cut_dice_are_flagged() -> None:
+    spec = ThrowSpec(("d6", "d6", "d6"), cocked=1.0, outside=1.0, **SMALL)  # type: ignore[arg-type]
+    dice = render_throw(spec, np.random.default_rng(0)).dice
+    assert all(d.cocked and d.partly_outside for d in dice)
+    assert all(d.box[0] == 0 or d.box[1] == 0 or d.box[2] == 200 or d.box[3] == 200 for d in dice)
+    calm = render_throw(ThrowSpec(("d6",) * 3, **SMALL), np.random.default_rng(0)).dice  # type: ignore[arg-type]
+    assert not any(d.cocked or d.partly_outside for d in calm)
+
+
+def test_unknown_die_and_bad_values_are_refused() -> None:
+    with pytest.raises(ValueError):
+        render_throw(ThrowSpec(("d7",)), np.random.default_rng(0))
+    with pytest.raises(ValueError):
+        render_throw(ThrowSpec(("d6",), values=(7,)), np.random.default_rng(0))

@@ -1,0 +1,109 @@
+"""Labelled photo sets in the format of ../shared/data/photos (and of our synthetic sets).
+
+``DIR/labels.csv`` has columns ``file``, ``die_type`` and ``values`` (the sorted
+values of every die in the image, ``;``-separated); an optional
+``DIR/boxes.csv`` (``file``, ``value``, ``xmin``, ``ymin``, ``xmax``, ``ymax``,
+and ``die`` in our synthetic sets) places each die.
+
+Training and measuring share one split: an image belongs to the *held-out*
+half when the CRC-32 of its file name is odd, so a model trained on the other
+half is measured on photos it has never seen, and the split never depends on
+the order of a listing.
+"""
+
+from __future__ import annotations
+
+import csv
+import os
+import zlib
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+
+
+class DatasetError(ValueError):
+    """A labels file that cannot be read; the message names the row."""
+
+
+@dataclass(frozen=True)
+class Box:
+    die: str
+    value: int
+    x0: float
+    y0: float
+    x1: float
+    y1: float
+
+
+@dataclass(frozen=True)
+class LabelledImage:
+    path: Path
+    die_type: str  # "d6", "d10", …, "mixed", or "none" for an empty tray
+    values: tuple[int, ...]  # sorted
+    boxes: tuple[Box, ...] | None  # None when the set has no boxes
+    kind: str = ""  # "crop" when each image is one die's close-up
+
+    @property
+    def held_out(self) -> bool:
+        return held_out(self.path.name)
+
+
+def held_out(name: str) -> bool:
+    """True for the half of a set kept away from training (by a stable hash of the name)."""
+    return zlib.crc32(Path(name).name.encode()) % 2 == 1
+
+
+def read_dataset(directory: Path) -> list[LabelledImage]:
+    directory = Path(directory)
+    labels = directory / "labels.csv"
+    if not labels.is_file():
+        raise DatasetError(f"{labels} not found: a set needs labels.csv (file, die_type, values)")
+    boxes = _read_boxes(directory / "boxes.csv") if (directory / "boxes.csv").is_file() else None
+    out = []
+    with labels.open(newline="", encoding="utf-8") as handle:
+        for row_no, row in enumerate(csv.DictReader(handle), start=2):
+            try:
+                text = (row["values"] or "").strip()
+                values = tuple(sorted(int(v) for v in text.split(";") if v.strip()))
+                name, die_type = row["file"], row["die_type"]
+            except (KeyError, ValueError) as err:
+                raise DatasetError(f"{labels} row {row_no}: {err}") from None
+            placed = None if boxes is None else tuple(boxes.get(name, ()))
+            kind = row.get("kind") or ""
+            out.append(LabelledImage(directory / name, die_type, values, placed, kind))
+    return out
+
+
+def _read_boxes(path: Path) -> dict[str, list[Box]]:
+    boxes: dict[str, list[Box]] = {}
+    with path.open(newline="", encoding="utf-8") as handle:
+        for row_no, row in enumerate(csv.DictReader(handle), start=2):
+            try:
+                box = Box(
+                    row.get("die") or "d6",
+                    int(row["value"]),
+                    float(row["xmin"]),
+                    float(row["ymin"]),
+                    float(row["xmax"]),
+                    float(row["ymax"]),
+                )
+            except (KeyError, ValueError) as err:
+                raise DatasetError(f"{path} row {row_no}: {err}") from None
+            boxes.setdefault(row["file"], []).append(box)
+    return boxes
+
+
+def shared_photos() -> Path | None:
+    """../shared/data/photos beside the project, when this checkout has it
+    (``DICEBRIDGE_PHOTOS`` names another place, e.g. on a training machine)."""
+    named = os.environ.get("DICEBRIDGE_PHOTOS")
+    here = Path(__file__).resolve().parent.parent
+    candidate = Path(named) if named else here.parent / "shared" / "data" / "photos"
+    return candidate if candidate.is_dir() else None
+
+
+def iter_split(images: list[LabelledImage], part: str) -> Iterator[LabelledImage]:
+    """``part`` is "train", "held_out" or "all"."""
+    for image in images:
+        if part == "all" or (part == "held_out") == image.held_out:
+            yield image

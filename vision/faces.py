@@ -1,0 +1,94 @@
+"""Reading pip dice (d6) and Fudge dice (dF) from their crops: a small trained network.
+
+The network (``vision/models/faces.onnx``, run by OpenCV's dnn module) sorts a
+32 × 32 crop into: not a die, a d6 showing 1–6 pips, a Fudge die showing −,
+blank or +.  It learnt the top face from oblique photos, so pips on the side
+faces do not count.  Each crop is read at four quarter turns and the answers
+averaged.  Only the classes a die of the expected type can show compete.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from pathlib import Path
+
+import cv2
+import numpy as np
+
+from vision.crops import CROP_SIZE, to_blob
+
+MODELS = Path(__file__).resolve().parent / "models"
+CLASSES = ("none", "1", "2", "3", "4", "5", "6", "dF-", "dF0", "dF+")
+NONE = 0
+ALLOWED = {
+    "d6": (0, 1, 2, 3, 4, 5, 6),
+    "dF": (0, 7, 8, 9),
+    "any": tuple(range(10)),
+}
+VALUE = {1: 1, 2: 2, 3: 3, 4: 4, 5: 5, 6: 6, 7: -1, 8: 0, 9: 1}
+
+
+class ModelError(RuntimeError):
+    """A model file that is missing or cannot be loaded."""
+
+
+@dataclass(frozen=True)
+class FaceGuess:
+    die: str  # "d6" or "dF", or "" when it is not a die
+    value: int
+    confidence: float  # the chance the network gives its answer
+    not_a_die: float  # the chance it gives "not a die"
+
+
+class FaceClassifier:
+    def __init__(self, path: Path | None = None, recheck: float = 0.9) -> None:
+        self.recheck = recheck
+        path = path or MODELS / "faces.onnx"
+        meta = path.with_suffix(".json")
+        self.size = json.loads(meta.read_text())["size"] if meta.is_file() else CROP_SIZE
+        try:
+            self._net = cv2.dnn.readNetFromONNX(str(path))
+        except cv2.error as err:
+            raise ModelError(f"cannot load the face model {path}: {err}") from None
+        self._net.setPreferableBackend(cv2.dnn.DNN_BACKEND_OPENCV)
+
+    def _forward(self, crops: list[np.ndarray]) -> np.ndarray:
+        self._net.setInput(to_blob(crops))
+        logits = self._net.forward().astype(np.float64)
+        logits -= logits.max(axis=1, keepdims=True)
+        p = np.exp(logits)
+        return p / p.sum(axis=1, keepdims=True)
+
+    def probabilities(self, crops: list[np.ndarray]) -> np.ndarray:
+        """N × 10 class probabilities.  A crop the first look is not sure of is read
+        again at three more quarter turns and the four answers averaged (most crops
+        need one look, which keeps a frame of many dice fast)."""
+        if not crops:
+            return np.zeros((0, len(CLASSES)))
+        p = self._forward(crops)
+        unsure = np.flatnonzero(p.max(axis=1) < self.recheck)
+        if len(unsure):
+            turned = [
+                np.ascontiguousarray(np.rot90(crops[i], k)) for i in unsure for k in (1, 2, 3)
+            ]
+            more = self._forward(turned).reshape(len(unsure), 3, -1)
+            p[unsure] = (p[unsure] + more.sum(axis=1)) / 4
+        return p
+
+    def read(self, crops: list[np.ndarray], die: str = "any") -> list[FaceGuess]:
+        if die not in ALLOWED:
+            raise ValueError(f"pip reading knows d6 and dF, not {die!r}")
+        allowed = ALLOWED[die]
+        guesses = []
+        for p in self.probabilities(crops):
+            q = p[list(allowed)]
+            q = q / q.sum()
+            best = allowed[int(np.argmax(q))]
+            conf = float(q.max())
+            if best == NONE:
+                guesses.append(FaceGuess("", 0, conf, conf))
+                continue
+            kind = "dF" if best >= 7 else "d6"
+            guesses.append(FaceGuess(kind, VALUE[best], conf, float(q[0])))
+        return guesses

@@ -1,0 +1,163 @@
+"""Finding dice in a frame: a small fully convolutional network's die-centre map.
+
+The frame is letterboxed to ``INPUT`` × ``INPUT``; the network answers, on a
+grid four times coarser, how likely each cell holds a die's centre and how
+large that die is (log of its box side, in input pixels).  Local maxima above
+a threshold are the dice; touching dice stay apart because each has its own
+centre.  With an empty-tray reference frame, a candidate where the frame does
+not differ from the tray is dropped (a mark on the felt is not a die).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+import cv2
+import numpy as np
+
+from vision.faces import ModelError
+
+INPUT = 256
+STRIDE = 4
+
+
+@dataclass(frozen=True)
+class Found:
+    box: tuple[float, float, float, float]  # x0, y0, x1, y1 in frame pixels
+    score: float
+
+
+def letterbox(
+    image: np.ndarray,
+    size: int = INPUT,
+    *,
+    zoom: float = 1.0,
+    offset: tuple[float, float] = (0.0, 0.0),
+) -> tuple[np.ndarray, float, tuple[float, float]]:
+    """The frame scaled to fit ``size`` (times ``zoom``), centred (plus ``offset``, a
+    fraction of the slack) on a grey canvas: (canvas, scale, (dx, dy))."""
+    h, w = image.shape[:2]
+    scale = size / max(h, w) * zoom
+    nw, nh = max(1, round(w * scale)), max(1, round(h * scale))
+    resized = cv2.resize(image, (nw, nh), interpolation=cv2.INTER_AREA)
+    dx = (size - nw) / 2 * (1 + offset[0])
+    dy = (size - nh) / 2 * (1 + offset[1])
+    matrix = np.array([[1, 0, dx], [0, 1, dy]], dtype=np.float32)
+    canvas = cv2.warpAffine(
+        resized, matrix, (size, size), flags=cv2.INTER_NEAREST,
+        borderMode=cv2.BORDER_CONSTANT, borderValue=(128, 128, 128),
+    )  # fmt: skip
+    return canvas, scale, (dx, dy)
+
+
+def decode(
+    heat: np.ndarray, size: np.ndarray, threshold: float, scale: float, shift: tuple[float, float]
+) -> list[Found]:
+    """Peaks of the centre map (each the best in its 3×3 neighbourhood) as boxes in the frame."""
+    peaks = (heat >= threshold) & (heat == cv2.dilate(heat, np.ones((3, 3), np.uint8)))
+    found = []
+    for gy, gx in zip(*np.nonzero(peaks), strict=True):
+        # refine the centre by the weighted mean of the 3×3 neighbourhood
+        y0, y1, x0, x1 = max(gy - 1, 0), gy + 2, max(gx - 1, 0), gx + 2
+        patch = heat[y0:y1, x0:x1]
+        ys, xs = np.mgrid[y0 : y0 + patch.shape[0], x0 : x0 + patch.shape[1]]
+        cy = (float((patch * ys).sum()) / float(patch.sum()) + 0.5) * STRIDE
+        cx = (float((patch * xs).sum()) / float(patch.sum()) + 0.5) * STRIDE
+        side = float(np.exp(size[gy, gx]))
+        box = (cx - side / 2, cy - side / 2, cx + side / 2, cy + side / 2)
+        frame_box = (
+            (box[0] - shift[0]) / scale,
+            (box[1] - shift[1]) / scale,
+            (box[2] - shift[0]) / scale,
+            (box[3] - shift[1]) / scale,
+        )
+        found.append(Found(frame_box, float(heat[gy, gx])))
+    return sorted(found, key=lambda f: -f.score)
+
+
+class DieFinder:
+    """The trained finder (``vision/models/finder.onnx``) run by OpenCV's dnn module."""
+
+    def __init__(self, path: Path | None = None, threshold: float = 0.35) -> None:
+        path = path or Path(__file__).resolve().parent / "models" / "finder.onnx"
+        try:
+            self._net = cv2.dnn.readNetFromONNX(str(path))
+        except cv2.error as err:
+            raise ModelError(f"cannot load the finder model {path}: {err}") from None
+        self._net.setPreferableBackend(cv2.dnn.DNN_BACKEND_OPENCV)
+        self.threshold = threshold
+
+    def find(self, image: np.ndarray, empty_tray: np.ndarray | None = None) -> list[Found]:
+        """Dice in ``image`` (a view of the tray: dice about 3–12% of its width)."""
+        found = self._find_at(image, 1.0)
+        if empty_tray is not None and empty_tray.shape == image.shape:
+            change = change_map(image, empty_tray)
+            found = [f for f in found if changed(change, f.box)]
+        return found
+
+    def _find_at(self, image: np.ndarray, zoom: float) -> list[Found]:
+        canvas, scale, shift = letterbox(image, zoom=zoom)
+        blob = canvas.astype(np.float32).transpose(2, 0, 1)[None] / 255.0
+        self._net.setInput(np.ascontiguousarray(blob))
+        maps = self._net.forward()[0]
+        return decode(maps[0], maps[1], self.threshold, scale, shift)
+
+
+def change_map(image: np.ndarray, empty_tray: np.ndarray, shrink: int = 4) -> np.ndarray:
+    """Per pixel (of a copy ``shrink`` times smaller): how far the frame is from the tray.
+
+    Measured as a log brightness ratio with the frame's overall ratio taken
+    out, so a camera that re-exposes or a lamp that dims changes nothing,
+    while a die (a new colour and pattern) stands out.
+    """
+    size = (max(1, image.shape[1] // shrink), max(1, image.shape[0] // shrink))
+    a = cv2.resize(cv2.cvtColor(image, cv2.COLOR_BGR2GRAY), size, interpolation=cv2.INTER_AREA)
+    b = cv2.resize(cv2.cvtColor(empty_tray, cv2.COLOR_BGR2GRAY), size, interpolation=cv2.INTER_AREA)
+    # the tray (or the camera) may have been nudged since the reference was taken
+    m = max(1, min(size) // 10)  # look for a nudge of up to a tenth of the frame
+    if min(size) > 4 * m:
+        fit = cv2.matchTemplate(a, b[m:-m, m:-m], cv2.TM_CCOEFF_NORMED)
+        _, best, _, (rx, ry) = cv2.minMaxLoc(fit)
+        if best > 0.5:
+            shift = np.array([[1, 0, rx - m], [0, 1, ry - m]], dtype=np.float32)
+            b = cv2.warpAffine(b, shift, size, borderMode=cv2.BORDER_REPLICATE)
+    ratio = np.log((a.astype(np.float32) + 20) / (b.astype(np.float32) + 20))
+    ratio -= float(np.median(ratio))
+    return np.abs(cv2.GaussianBlur(ratio, (0, 0), 1.5))
+
+
+def changed(change: np.ndarray, box: tuple[float, ...], shrink: int = 4) -> bool:
+    """Whether the middle of ``box`` differs from the empty tray more than its surroundings
+    do (on a change map): a die is a local change; light and exposure change whole regions."""
+    x0, y0, x1, y1 = (v / shrink for v in box)
+    w, h = x1 - x0, y1 - y0
+    H, W = change.shape
+    xa, ya = int(max(0, x0 + w / 4)), int(max(0, y0 + h / 4))
+    xb, yb = int(min(W, x1 - w / 4 + 1)), int(min(H, y1 - h / 4 + 1))
+    if xb <= xa or yb <= ya:
+        return False
+    inner = float(np.median(change[ya:yb, xa:xb]))
+    ring = np.zeros(change.shape, bool)
+    ring[
+        int(max(0, y0 - h / 2)) : int(min(H, y1 + h / 2)),
+        int(max(0, x0 - w / 2)) : int(min(W, x1 + w / 2)),
+    ] = True
+    ring[int(max(0, y0)) : int(min(H, y1 + 1)), int(max(0, x0)) : int(min(W, x1 + 1))] = False
+    around = float(np.median(change[ring])) if ring.any() else 0.0
+    return inner > 0.25 and inner > 2 * around + 0.1
+
+
+def find_by_difference(image: np.ndarray, empty_tray: np.ndarray, min_side: int = 8) -> list[Found]:
+    """Dice as the blobs where the frame differs from the empty tray (no network needed)."""
+    diff = cv2.absdiff(image, empty_tray).max(axis=2)
+    diff = cv2.GaussianBlur(diff, (5, 5), 0)
+    _, mask = cv2.threshold(diff, 40, 255, cv2.THRESH_BINARY)
+    mask = cv2.morphologyEx(mask, cv2.MORPH_OPEN, np.ones((5, 5), np.uint8))
+    mask = cv2.morphologyEx(mask, cv2.MORPH_CLOSE, np.ones((9, 9), np.uint8))
+    n, _, stats, _ = cv2.connectedComponentsWithStats(mask)
+    found = []
+    for x, y, w, h, area in stats[1:n]:
+        if min(w, h) >= min_side and area >= 0.4 * w * h:
+            found.append(Found((float(x), float(y), float(x + w), float(y + h)), 1.0))
+    return found

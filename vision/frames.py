@@ -1,0 +1,161 @@
+"""Frame sources: where pictures of the tray come from.
+
+One small interface (``read`` a frame or None, ``close``) with four kinds:
+a webcam, video file or stream through OpenCV's VideoCapture; a folder of
+images; the Pi camera through picamera2 (imported only when constructed, so
+this module imports on any laptop); and a replay of frames already in memory,
+for tests and the demo.  Vendor errors become :class:`CameraError`.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable, Iterable, Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Protocol
+
+import cv2
+import numpy as np
+
+IMAGE_SUFFIXES = (".jpg", ".jpeg", ".png", ".bmp", ".webp")
+
+
+class CameraError(RuntimeError):
+    """A camera that cannot be opened or stopped delivering; the message says which."""
+
+
+@dataclass(frozen=True)
+class Frame:
+    image: np.ndarray  # H×W×3 BGR uint8
+    at: float  # seconds (a monotonic clock), when it was taken
+    name: str = ""  # a file name, when it came from one
+
+
+class FrameSource(Protocol):
+    def read(self) -> Frame | None:
+        """The next frame, or None when the source has no more (end of file or folder)."""
+
+    def close(self) -> None: ...
+
+
+class OpenCVCapture:
+    """A webcam (by index), a video file or a stream URL, through cv2.VideoCapture."""
+
+    def __init__(
+        self,
+        device: int | str,
+        width: int | None = None,
+        height: int | None = None,
+        clock: Callable[[], float] = time.monotonic,
+    ) -> None:
+        self._clock = clock
+        self._device = device
+        self._capture = cv2.VideoCapture(device)
+        if not self._capture.isOpened():
+            raise CameraError(f"cannot open camera {device!r}: no such device or file")
+        if width and height:
+            self._capture.set(cv2.CAP_PROP_FRAME_WIDTH, width)
+            self._capture.set(cv2.CAP_PROP_FRAME_HEIGHT, height)
+
+    def read(self) -> Frame | None:
+        ok, image = self._capture.read()
+        if not ok or image is None:
+            return None
+        return Frame(image, self._clock(), str(self._device))
+
+    def close(self) -> None:
+        self._capture.release()
+
+
+class ImageFolder:
+    """Every image in a folder, in name order: one frame each."""
+
+    def __init__(self, folder: Path, clock: Callable[[], float] = time.monotonic) -> None:
+        folder = Path(folder)
+        if not folder.is_dir():
+            raise CameraError(f"{folder} is not a folder of images")
+        self._files = iter(
+            sorted(p for p in folder.iterdir() if p.suffix.lower() in IMAGE_SUFFIXES)
+        )
+        self._clock = clock
+
+    def read(self) -> Frame | None:
+        for path in self._files:
+            image = cv2.imread(str(path), cv2.IMREAD_COLOR)
+            if image is not None:
+                return Frame(image, self._clock(), path.name)
+        return None
+
+    def close(self) -> None:
+        self._files = iter(())
+
+
+class Picamera2Source:
+    """The Raspberry Pi camera through picamera2 (only importable on a Pi)."""
+
+    def __init__(self, width: int = 1280, height: int = 960) -> None:
+        try:
+            from picamera2 import Picamera2  # type: ignore[import-not-found]
+        except ImportError as err:
+            raise CameraError(
+                f"picamera2 is not installed (it comes with Raspberry Pi OS): {err}"
+            ) from None
+        try:
+            self._camera: Any = Picamera2()
+            config = self._camera.create_still_configuration(
+                main={"size": (width, height), "format": "RGB888"}
+            )
+            self._camera.configure(config)
+            self._camera.start()
+        except Exception as err:  # the vendor raises many kinds; all mean "no camera"
+            raise CameraError(f"cannot start the Pi camera: {err}") from None
+
+    def read(self) -> Frame | None:
+        try:
+            array = self._camera.capture_array()
+        except Exception as err:
+            raise CameraError(f"the Pi camera stopped delivering frames: {err}") from None
+        return Frame(np.ascontiguousarray(array), time.monotonic(), "picamera2")
+
+    def close(self) -> None:
+        try:
+            self._camera.stop()
+            self._camera.close()
+        except Exception as err:
+            raise CameraError(f"cannot stop the Pi camera: {err}") from None
+
+
+class Replay:
+    """Frames from memory, each stamped ``interval`` seconds after the last; records reads."""
+
+    def __init__(self, images: Iterable[np.ndarray], interval: float = 0.1) -> None:
+        self._images: Iterator[np.ndarray] = iter(images)
+        self._interval = interval
+        self._at = 0.0
+        self.reads = 0
+        self.closed = False
+
+    def read(self) -> Frame | None:
+        if self.closed:
+            raise CameraError("the replay was closed")
+        image = next(self._images, None)
+        if image is None:
+            return None
+        self.reads += 1
+        self._at += self._interval
+        return Frame(image, self._at, f"replay-{self.reads}")
+
+    def close(self) -> None:
+        self.closed = True
+
+
+def open_camera(spec: str) -> FrameSource:
+    """A source from a setting: "picamera2", a webcam index ("0"), a folder, or a file / URL."""
+    if spec == "picamera2":
+        return Picamera2Source()
+    if spec.isdigit():
+        return OpenCVCapture(int(spec))
+    if Path(spec).is_dir():
+        return ImageFolder(Path(spec))
+    return OpenCVCapture(spec)

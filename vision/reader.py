@@ -1,0 +1,196 @@
+"""From a settled frame to dice readings: find each die, cut it out, read its face.
+
+Every reading carries the die type, value, confidence and box, and its crop
+(kept by the ledger for audits and disputes).  A die the reader is not sure
+of is a reading too, marked uncertain, with what to do about it: "confirm: 5?"
+when one answer is likely, "re-throw the red d6" when none is, or when the die
+is cut by the edge of the picture.  An uncertain reading is never raised as
+an error and never turned into a made-up value.
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass, field
+
+import cv2
+import numpy as np
+
+from mechanics.reading import Reading
+from vision.colour import colour_name
+from vision.crops import crop_die
+from vision.faces import FaceClassifier
+from vision.finder import DieFinder, Found, find_by_difference
+from vision.teach import SIDE, DieSet
+
+SURE = 0.7  # at or above: a reading; below: uncertain (see docs/vision.md)
+LIKELY = 0.45  # at or above (but below SURE): "confirm: V?"; below: re-throw
+EDGE = 2.0  # a box this close to the frame's edge is cut by it
+
+
+@dataclass(frozen=True)
+class DieReading:
+    die: str
+    value: int | None  # the best guess (None when there is none)
+    confidence: float
+    box: tuple[int, int, int, int]
+    crop: np.ndarray = field(repr=False, compare=False)
+    uncertain: bool = False
+    advice: str = ""
+    colour: str = ""
+
+    def to_reading(self, source: str = "camera") -> Reading | None:
+        """The mechanics' reading, or None for an uncertain die (a person must decide)."""
+        if self.uncertain or self.value is None:
+            return None
+        return Reading(self.die, self.value, round(self.confidence, 4), source)
+
+    def to_dict(self) -> dict[str, object]:
+        return {
+            "die": self.die, "value": self.value, "confidence": round(self.confidence, 4),
+            "box": list(self.box), "uncertain": self.uncertain, "advice": self.advice,
+            "colour": self.colour,
+        }  # fmt: skip
+
+
+@dataclass(frozen=True)
+class ThrowReading:
+    dice: tuple[DieReading, ...]
+    ms: float
+    problem: str = ""  # "no dice seen" and the like: the whole frame needs attention
+
+    @property
+    def certain(self) -> tuple[DieReading, ...]:
+        return tuple(d for d in self.dice if not d.uncertain)
+
+    @property
+    def uncertain(self) -> tuple[DieReading, ...]:
+        return tuple(d for d in self.dice if d.uncertain)
+
+
+def _advice(die: str, value: int | None, confidence: float, colour: str, cut: bool) -> str:
+    name = f"{colour} {die}".strip()
+    if cut:
+        return f"move the {name} fully into the tray, or re-throw it"
+    if value is not None and confidence >= LIKELY:
+        shown = f"{value:+d}" if die == "dF" else str(value)
+        return f"confirm: {shown}? (the {name})"
+    return f"re-throw the {name}"
+
+
+class DiceReader:
+    """Reads pip dice (d6, dF) with the face network; numbered dice with a taught die set."""
+
+    def __init__(
+        self,
+        finder: DieFinder | None = None,
+        faces: FaceClassifier | None = None,
+        sure: float = SURE,
+    ) -> None:
+        self.finder = finder or DieFinder()
+        self.faces = faces or FaceClassifier()
+        self.sure = sure
+        self.diesets: dict[str, DieSet] = {}  # taught numbered dice, by die type
+
+    def add_dieset(self, dieset: DieSet) -> None:
+        self.diesets[dieset.die] = dieset
+
+    def find(self, image: np.ndarray, empty_tray: np.ndarray | None = None) -> list[Found]:
+        found = self.finder.find(image, empty_tray)
+        if not found and empty_tray is not None and empty_tray.shape == image.shape:
+            found = find_by_difference(image, empty_tray)
+        return found
+
+    def read(
+        self, image: np.ndarray, die: str = "d6", empty_tray: np.ndarray | None = None
+    ) -> ThrowReading:
+        """Read every die in ``image``; ``die`` is the type expected ("d6", "dF" or "any")."""
+        start = time.perf_counter()
+        if image is None or image.ndim != 3 or image.shape[2] != 3 or min(image.shape[:2]) < 8:
+            raise ValueError("a frame is an H×W×3 BGR image of at least 8×8 pixels")
+        found = self.find(image, empty_tray)
+        if die in self.diesets:
+            return self._read_numbered(image, found, self.diesets[die], start)
+        crops = [crop_die(image, f.box, self.faces.size) for f in found]
+        guesses = self.faces.read(crops, die)
+        h, w = image.shape[:2]
+        dice = []
+        for f, crop, guess in zip(found, crops, guesses, strict=True):
+            if not guess.die:
+                if f.score < 0.6:
+                    continue  # the finder was unsure and the reader sees no die: not a die
+                guess_die, value, conf = (die if die != "any" else "d6"), None, 0.0
+            else:
+                guess_die, value, conf = guess.die, guess.value, guess.confidence
+            box = _int_box(f.box, w, h)
+            cut = f.box[0] < EDGE or f.box[1] < EDGE or f.box[2] > w - EDGE or f.box[3] > h - EDGE
+            uncertain = cut or value is None or conf < self.sure
+            colour = colour_name(crop)
+            advice = _advice(guess_die, value, conf, colour, cut) if uncertain else ""
+            full_crop = image[box[1] : box[3], box[0] : box[2]].copy()
+            dice.append(
+                DieReading(guess_die, value, conf, box, full_crop, uncertain, advice, colour)
+            )
+        problem = "" if dice else "no dice seen"
+        return ThrowReading(tuple(dice), (time.perf_counter() - start) * 1000, problem)
+
+    def _read_numbered(
+        self, image: np.ndarray, found: list[Found], dieset: DieSet, start: float
+    ) -> ThrowReading:
+        h, w = image.shape[:2]
+        dice = []
+        for f in found:
+            crop = crop_die(image, f.box, SIDE, margin=1.0)
+            match = dieset.match(crop)
+            if match.confidence == 0.0 and f.score < 0.6:
+                continue  # matches no taught face and the finder was unsure: not a die
+            value = match.value if match.confidence > 0 else None
+            box = _int_box(f.box, w, h)
+            cut = f.box[0] < EDGE or f.box[1] < EDGE or f.box[2] > w - EDGE or f.box[3] > h - EDGE
+            uncertain = cut or value is None or match.confidence < self.sure
+            colour = colour_name(crop)
+            kind = dieset.reading_die
+            advice = _advice(kind, value, match.confidence, colour, cut) if uncertain else ""
+            full = image[box[1] : box[3], box[0] : box[2]].copy()
+            dice.append(
+                DieReading(kind, value, match.confidence, box, full, uncertain, advice, colour)
+            )
+        problem = "" if dice else "no dice seen"
+        return ThrowReading(tuple(dice), (time.perf_counter() - start) * 1000, problem)
+
+    def read_crop(self, image: np.ndarray, die: str = "d6") -> ThrowReading:
+        """Read a photo of one die (a crop, as the ledger keeps them and people send them)."""
+        start = time.perf_counter()
+        h, w = image.shape[:2]
+        box = (CROP_INSET * w, CROP_INSET * h, (1 - CROP_INSET) * w, (1 - CROP_INSET) * h)
+        guess = self.faces.read([crop_die(image, box, self.faces.size)], die)[0]
+        value = guess.value if guess.die else None
+        kind = guess.die or (die if die != "any" else "d6")
+        uncertain = value is None or guess.confidence < self.sure
+        colour = colour_name(image)
+        advice = _advice(kind, value, guess.confidence, colour, False) if uncertain else ""
+        reading = DieReading(
+            kind, value, guess.confidence, (0, 0, w, h), image, uncertain, advice, colour
+        )
+        return ThrowReading((reading,), (time.perf_counter() - start) * 1000)
+
+
+CROP_INSET = 0.08  # a die's crop photo shows a little tray around the die on every side
+
+
+def _int_box(box: tuple[float, float, float, float], w: int, h: int) -> tuple[int, int, int, int]:
+    x0, y0, x1, y1 = box
+    return (
+        int(np.clip(np.floor(x0), 0, w - 1)),
+        int(np.clip(np.floor(y0), 0, h - 1)),
+        int(np.clip(np.ceil(x1), 1, w)),
+        int(np.clip(np.ceil(y1), 1, h)),
+    )
+
+
+def encode_crop(crop: np.ndarray) -> bytes:
+    """PNG bytes of a die's crop, for the ledger."""
+    ok, data = cv2.imencode(".png", crop)
+    if not ok:
+        raise ValueError("could not encode the crop")
+    return bytes(data)

@@ -1,0 +1,481 @@
+"""Synthetic thrown dice seen from above by a camera over a tray.
+
+Deterministic: the same :class:`ThrowSpec` and the same seed give identical
+image bytes. Used to test and measure the vision pipeline and to feed a demo;
+for d5 and dF it is the only source of pictures.
+
+How each die is drawn (top views, see :mod:`vision.render_faces`):
+
+- d6: rounded square, pips in the standard layouts (or a numeral when
+  ``DieLook.numerals``; 6 and 9 underlined). dF: a d6 with +, +, blank,
+  blank, −, − (values +1, 0, −1) drawn as thick bars.
+- d10: one kite face with its neighbours as a shaded rim, numeral 0..9.
+- d20: a triangular face inside a hexagonal outline, numeral 1..20.
+- d5: drawn as a triangular prism standing on one triangular end: the top face
+  is a triangle carrying the numeral 1..5; with perspective the prism's
+  rectangular sides show as a band (blank).
+
+With ``perspective > 0`` the whole scene is seen through a mild camera tilt
+(a homography) and each die shows a darker band of side faces toward the
+camera; a d6's side band carries 1-3 pips of its own, so counting every pip in
+a crop over-counts as it does in real oblique photos. Boxes and top-face
+polygons are reported in the final image's pixels (box ``x1, y1`` exclusive).
+"""
+
+from __future__ import annotations
+
+import csv
+import math
+from dataclasses import dataclass, replace
+from pathlib import Path
+
+import cv2
+import numpy as np
+
+from vision.render_faces import SHAPES, Pose, die_layer, fill, geometry, motion_kernel, tray
+
+__all__ = [
+    "PALETTE",
+    "DieLook",
+    "RenderedDie",
+    "RenderedThrow",
+    "ThrowSpec",
+    "render_die",
+    "render_settling",
+    "render_throw",
+    "write_dataset",
+]
+
+FACES: dict[str, tuple[int, ...]] = {
+    "d5": (1, 2, 3, 4, 5),
+    "d6": (1, 2, 3, 4, 5, 6),
+    "d10": tuple(range(10)),
+    "d20": tuple(range(1, 21)),
+    "dF": (-1, -1, 0, 0, 1, 1),  # dF: six faces, two of each
+}
+SS = 2  # scene supersampling
+DIE_SS = 4  # supersampling of render_die
+
+
+@dataclass(frozen=True)
+class DieLook:
+    """How one die looks (BGR colours)."""
+
+    body: tuple[int, int, int]
+    ink: tuple[int, int, int]
+    translucent: bool = False
+    numerals: bool = False  # d6 only: numerals instead of pips
+
+
+@dataclass(frozen=True)
+class RenderedDie:
+    """One die in a rendered throw, as the truth a reader is scored against."""
+
+    die: str
+    value: int
+    box: tuple[int, int, int, int]  # x0, y0, x1, y1 of the whole die as seen (x1, y1 exclusive)
+    top_face: np.ndarray  # n x 2 corners of the top face polygon, image pixels
+    look: DieLook
+    cocked: bool
+    partly_outside: bool
+
+
+@dataclass(frozen=True)
+class RenderedThrow:
+    """A rendered image, its dice, and the same tray with no dice."""
+
+    image: np.ndarray
+    dice: tuple[RenderedDie, ...]
+    empty_tray: np.ndarray
+
+
+@dataclass(frozen=True)
+class ThrowSpec:
+    """What to throw and how the camera sees it."""
+
+    dice: tuple[str, ...]
+    size: tuple[int, int] = (640, 640)  # width, height
+    die_px: tuple[int, int] = (34, 60)  # range of die edge length in pixels
+    values: tuple[int, ...] | None = None
+    touching: float = 0.2
+    cocked: float = 0.0
+    outside: float = 0.0
+    blur: float = 0.6
+    noise: float = 4.0
+    perspective: float = 0.15
+    looks: tuple[DieLook, ...] | None = None
+    jpeg: bool = True  # finish with a JPEG round trip (quality 80-95)
+
+
+PALETTE: tuple[DieLook, ...] = (
+    DieLook((235, 235, 230), (25, 25, 25)),
+    DieLook((32, 30, 30), (235, 235, 235)),
+    DieLook((40, 30, 200), (240, 240, 240)),
+    DieLook((60, 160, 40), (245, 245, 245)),
+    DieLook((170, 80, 30), (245, 245, 245)),
+    DieLook((40, 210, 230), (25, 25, 25)),
+    DieLook((120, 40, 100), (60, 220, 240)),
+    DieLook((200, 225, 235), (40, 40, 190)),
+    DieLook((30, 120, 240), (25, 25, 25)),
+    DieLook((60, 50, 210), (245, 245, 245), translucent=True),
+    DieLook((90, 180, 60), (245, 245, 245), translucent=True),
+    DieLook((200, 120, 40), (60, 230, 250), translucent=True),
+    DieLook((235, 235, 230), (25, 25, 25), numerals=True),
+    DieLook((150, 60, 20), (240, 240, 240), numerals=True),
+)
+
+
+@dataclass(frozen=True)
+class _Die:
+    die: str
+    look: DieLook
+    edge: float  # scene pixels
+    pose: Pose
+    truth: RenderedDie
+
+
+@dataclass(frozen=True)
+class _Plan:
+    spec: ThrowSpec
+    tray: np.ndarray  # lit tray, scene pixels, float32
+    light: np.ndarray
+    homography: np.ndarray  # scene -> supersampled output
+    pad: int
+    shadow: tuple[float, float]
+    sigma: float
+    quality: int
+    noise_seed: int
+    dice: tuple[_Die, ...]
+
+
+def render_die(
+    die: str,
+    value: int,
+    look: DieLook,
+    edge_px: int,
+    rng: np.random.Generator,
+    angle_deg: float = 0.0,
+) -> np.ndarray:
+    """One die straight from above on a transparent canvas: BGRA uint8, alpha = die mask."""
+    if value not in FACES[die]:
+        raise ValueError(f"a {die} has no face {value}")
+    pose = Pose((0.0, 0.0), angle_deg, value, int(rng.integers(2**62)))
+    premult, alpha = die_layer(die, look, edge_px * DIE_SS, pose, np.zeros(2), texture=1.0)
+    out = (premult.shape[1] // DIE_SS, premult.shape[0] // DIE_SS)
+    premult = cv2.resize(premult, out, interpolation=cv2.INTER_AREA)
+    alpha = cv2.resize(alpha, out, interpolation=cv2.INTER_AREA)
+    colour = premult / np.maximum(alpha, 1e-3)[..., None]
+    bgra = np.dstack([colour, alpha * 255])
+    return np.clip(np.round(bgra), 0, 255).astype(np.uint8)
+
+
+def _camera(
+    w: int, h: int, pad: int, perspective: float, rng: np.random.Generator
+) -> tuple[np.ndarray, np.ndarray]:
+    """Homography scene -> supersampled output, and the camera's foot point in the output."""
+    ws, hs = w * SS, h * SS
+    dst = np.array([[0, 0], [ws, 0], [ws, hs], [0, hs]], np.float64)
+    src = dst + pad
+    far = int(rng.integers(4))
+    normals = np.array([[0, -1], [1, 0], [0, 1], [-1, 0]], np.float64)
+    if perspective > 0:
+        i, j = far, (far + 1) % 4
+        along = (src[j] - src[i]) * perspective * rng.uniform(0.35, 0.5)
+        across = normals[far] * (hs if far % 2 == 0 else ws) * perspective * rng.uniform(0.2, 0.35)
+        src[i] += -along + across
+        src[j] += along + across
+    homography = cv2.getPerspectiveTransform(src.astype(np.float32), dst.astype(np.float32))
+    foot = np.array([ws / 2, hs / 2]) - normals[far] * np.array([ws, hs]) * 1.2
+    return homography, foot
+
+
+def _to_out(pts: np.ndarray, homography: np.ndarray) -> np.ndarray:
+    mapped = cv2.perspectiveTransform(np.asarray(pts, np.float64).reshape(-1, 1, 2), homography)
+    return (mapped.reshape(-1, 2) - (SS - 1) / 2) / SS
+
+
+def _sep(a: tuple[float, ...], b: tuple[float, ...]) -> float:
+    """Separation of two boxes (negative = overlap depth along the least overlapping axis)."""
+    return max(b[0] - a[2], a[0] - b[2], b[1] - a[3], a[1] - b[3])
+
+
+def _plan(spec: ThrowSpec, rng: np.random.Generator) -> _Plan:
+    for d in spec.dice:
+        if d not in SHAPES:
+            raise ValueError(f"unknown die type {d!r}; dice are {', '.join(FACES)}")
+    if spec.values is not None:
+        if len(spec.values) != len(spec.dice):
+            raise ValueError("values must give one value per die")
+        for d, v in zip(spec.dice, spec.values, strict=True):
+            if v not in FACES[d]:
+                raise ValueError(f"a {d} has no face {v}")
+    w, h = spec.size
+    pad = math.ceil(0.5 * spec.perspective * max(w, h) * SS) + 8
+    tray_f, light = tray(w * SS + 2 * pad, h * SS + 2 * pad, SS, rng)
+    homography, foot = _camera(w, h, pad, spec.perspective, rng)
+    inverse = np.linalg.inv(homography)
+    foot_src = cv2.perspectiveTransform(foot.reshape(1, 1, 2), inverse).reshape(2)
+    a = rng.uniform(0, 2 * math.pi)
+    shadow = (math.cos(a), math.sin(a))
+    looks = spec.looks or PALETTE
+    placed: list[_Die] = []
+    boxes: list[tuple[float, float, float, float]] = []
+    for i, die in enumerate(spec.dice):
+        value = spec.values[i] if spec.values else int(rng.choice(FACES[die]))
+        options = [lk for lk in looks if die == "d6" or not lk.numerals] or list(looks)
+        look = options[int(rng.integers(len(options)))]
+        edge = float(rng.integers(spec.die_px[0], spec.die_px[1] + 1)) * SS
+        cocked = bool(rng.random() < spec.cocked)
+        outside = bool(rng.random() < spec.outside)
+        touch = bool(rng.random() < (max(spec.touching, 0.7) if cocked else spec.touching))
+        squash, cock = (1.0, 0.0), np.zeros(2)
+        if cocked:
+            squash = (rng.uniform(0.55, 0.75), rng.uniform(0, 2 * math.pi))
+            cock = (
+                np.array([math.cos(squash[1]), math.sin(squash[1])]) * edge * rng.uniform(0.3, 0.45)
+            )
+        pose = Pose((0.0, 0.0), rng.uniform(0, 360), value, int(rng.integers(2**62)), squash)
+
+        def attempt(
+            centre_out: np.ndarray,
+            pose: Pose = pose,
+            edge: float = edge,
+            cock: np.ndarray = cock,
+            die: str = die,
+        ) -> tuple[Pose, np.ndarray, np.ndarray]:
+            c_ss = centre_out.reshape(1, 1, 2) * SS + (SS - 1) / 2
+            c = cv2.perspectiveTransform(c_ss.astype(np.float64), inverse).reshape(2)
+            to_foot = foot_src - c
+            side = to_foot / np.hypot(*to_foot) * edge * spec.perspective * 1.2 + cock
+            p = replace(
+                pose, centre=(float(c[0]), float(c[1])), side=(float(side[0]), float(side[1]))
+            )
+            top, outline, _ = geometry(die, c, edge, p)
+            return p, _to_out(top, homography), _to_out(outline, homography)
+
+        e_out = edge / SS
+        for n in range(600):
+            touching = touch and bool(placed) and not outside and n < 400
+            if outside:
+                k = int(rng.integers(4))
+                along = rng.uniform(0.1, 0.9) * (w if k % 2 == 0 else h)
+                across = rng.uniform(-0.15, 0.3) * e_out
+                centre = np.array(
+                    [
+                        [along, across],
+                        [w - 1 - across, along],
+                        [along, h - 1 - across],
+                        [across, along],
+                    ][k]
+                )
+            elif touching:
+                j = int(rng.integers(len(placed)))
+                tb, k = boxes[j], int(rng.integers(4))
+                centre = np.array([(tb[0] + tb[2]) / 2, (tb[1] + tb[3]) / 2])
+                axis, other = k % 2, 1 - k % 2
+                centre[other] += rng.uniform(-0.45, 0.45) * (tb[2 + other] - tb[other])
+                gap = rng.uniform(0.0, 1.0)
+                for _ in range(4):
+                    _, _, outline = attempt(centre)
+                    if k < 2:  # right of / below the target
+                        centre[axis] += tb[2 + axis] + gap - outline[:, axis].min()
+                    else:
+                        centre[axis] += tb[axis] - gap - outline[:, axis].max()
+            else:
+                centre = rng.uniform([0.6 * e_out] * 2, [w - 0.6 * e_out, h - 0.6 * e_out])
+            p, top, outline = attempt(centre)
+            seen = np.vstack([outline, top])
+            box = (*seen.min(axis=0), *seen.max(axis=0))
+            inside = box[0] >= 1 and box[1] >= 1 and box[2] <= w - 2 and box[3] <= h - 2
+            if outside:
+                cut = (min(box[2], w) - max(box[0], 0)) * (min(box[3], h) - max(box[1], 0))
+                share = cut / ((box[2] - box[0]) * (box[3] - box[1]))
+                if inside or not 0.3 <= share <= 0.85:
+                    continue
+            elif not inside:
+                continue
+            seps = [_sep(box, b) for b in boxes]
+            if touching and abs(seps[j] - gap) > 0.6:
+                continue
+            if all(s >= 3 or (touching and m == j) for m, s in enumerate(seps)):
+                break
+        else:
+            raise RuntimeError(
+                f"could not place {len(spec.dice)} dice of {spec.die_px} px "
+                f"in {w}x{h}; ask for fewer or smaller dice"
+            )
+        int_box = (
+            max(0, math.floor(box[0])),
+            max(0, math.floor(box[1])),
+            min(w, math.ceil(box[2])),
+            min(h, math.ceil(box[3])),
+        )
+        truth = RenderedDie(die, value, int_box, top, look, cocked, outside)  # type: ignore[arg-type]
+        placed.append(_Die(die, look, edge, p, truth))
+        boxes.append(box)  # type: ignore[arg-type]
+    sigma = rng.uniform(0, spec.blur) if spec.blur > 0 else 0.0
+    return _Plan(
+        spec,
+        tray_f,
+        light,
+        homography,
+        pad,
+        shadow,
+        sigma,
+        int(rng.integers(80, 96)),
+        int(rng.integers(2**62)),
+        tuple(placed),
+    )
+
+
+def _output(plan: _Plan, scene: np.ndarray, noise_rng: np.random.Generator) -> np.ndarray:
+    w, h = plan.spec.size
+    if plan.spec.perspective > 0:
+        big = cv2.warpPerspective(
+            scene,
+            plan.homography,
+            (w * SS, h * SS),
+            flags=cv2.INTER_LINEAR,
+            borderMode=cv2.BORDER_REPLICATE,
+        )
+    else:
+        big = scene[plan.pad : plan.pad + h * SS, plan.pad : plan.pad + w * SS]
+    img = cv2.resize(big, (w, h), interpolation=cv2.INTER_AREA)
+    if plan.sigma > 0.05:
+        img = cv2.GaussianBlur(img, (0, 0), plan.sigma)
+    if plan.spec.noise > 0:
+        img = img + np.asarray(noise_rng.normal(0.0, plan.spec.noise, img.shape), np.float32)
+    out = np.clip(np.round(img), 0, 255).astype(np.uint8)
+    if plan.spec.jpeg:
+        _, buf = cv2.imencode(".jpg", out, [cv2.IMWRITE_JPEG_QUALITY, plan.quality])
+        return np.asarray(cv2.imdecode(buf, cv2.IMREAD_COLOR), np.uint8)
+    return out
+
+
+def _frame(
+    plan: _Plan, poses: list[Pose], motion: list[np.ndarray | None], noise_rng: np.random.Generator
+) -> np.ndarray:
+    scene = plan.tray.copy()
+    shadow = np.zeros(scene.shape[:2], np.uint8)
+    edges = []
+    for d, pose in zip(plan.dice, poses, strict=True):
+        _, outline, _ = geometry(d.die, np.array(pose.centre), d.edge, pose)
+        strength = 70 if d.look.translucent else 110
+        fill(shadow, outline + np.array(plan.shadow) * d.edge * 0.14, strength)
+        edges.append(d.edge)
+    if edges:
+        soft = cv2.GaussianBlur(
+            shadow.astype(np.float32) / 255, (0, 0), 0.09 * float(np.mean(edges))
+        )
+        scene *= 1 - soft[..., None]
+    sh, sw = scene.shape[:2]
+    for d, pose, kernel in zip(plan.dice, poses, motion, strict=True):
+        c = np.array(pose.centre)
+        frac = c - np.floor(c)
+        premult, alpha = die_layer(d.die, d.look, d.edge, pose, frac)
+        if kernel is not None:
+            premult = cv2.filter2D(premult, -1, kernel)
+            alpha = cv2.filter2D(alpha, -1, kernel)
+        half = premult.shape[0] // 2
+        x0, y0 = int(np.floor(c[0])) - half, int(np.floor(c[1])) - half
+        ax0, ay0 = max(0, -x0), max(0, -y0)
+        ax1 = min(premult.shape[1], sw - x0)
+        ay1 = min(premult.shape[0], sh - y0)
+        if ax1 <= ax0 or ay1 <= ay0:
+            continue
+        win = (slice(y0 + ay0, y0 + ay1), slice(x0 + ax0, x0 + ax1))
+        a = alpha[ay0:ay1, ax0:ax1, None]
+        lit = premult[ay0:ay1, ax0:ax1] * plan.light[win][..., None]
+        scene[win] = scene[win] * (1 - a) + lit
+    return _output(plan, scene, noise_rng)
+
+
+def render_throw(spec: ThrowSpec, rng: np.random.Generator) -> RenderedThrow:
+    """Render one throw; the same spec and seed give identical bytes."""
+    plan = _plan(spec, rng)
+    poses = [d.pose for d in plan.dice]
+    image = _frame(plan, poses, [None] * len(poses), np.random.default_rng(plan.noise_seed))
+    empty = _output(plan, plan.tray.copy(), np.random.default_rng([plan.noise_seed, 1]))
+    return RenderedThrow(image, tuple(d.truth for d in plan.dice), empty)
+
+
+def render_settling(
+    spec: ThrowSpec, rng: np.random.Generator, moving: int = 6, still: int = 10
+) -> list[tuple[np.ndarray, bool]]:
+    """Frames of one throw settling: ``moving`` frames in motion (flag False), then ``still``
+    frames at rest where only sensor noise changes (flag True). The last frame is
+    byte-identical to ``render_throw(spec, rng)`` for the same seed."""
+    plan = _plan(spec, rng)
+    mrng = np.random.default_rng([plan.noise_seed, 2])
+    frames: list[tuple[np.ndarray, bool]] = []
+    for i in range(moving):
+        f = 1 - i / max(moving, 1)
+        poses: list[Pose] = []
+        kernels: list[np.ndarray | None] = []
+        for d in plan.dice:
+            a = mrng.uniform(0, 2 * math.pi)
+            step = d.edge * (0.25 + 0.9 * f)
+            centre = (d.pose.centre[0] + step * math.cos(a), d.pose.centre[1] + step * math.sin(a))
+            value = int(mrng.choice(FACES[d.die])) if f > 0.5 else d.pose.value
+            poses.append(
+                replace(
+                    d.pose,
+                    centre=centre,
+                    angle=d.pose.angle + mrng.uniform(-45, 45) * f,
+                    value=value,
+                    seed=int(mrng.integers(2**62)),
+                )
+            )
+            kernels.append(
+                motion_kernel(max(3, int(d.edge * 0.3 * f) | 1), mrng.uniform(0, math.pi))
+            )
+        frames.append(
+            (_frame(plan, poses, kernels, np.random.default_rng([plan.noise_seed, 3, i])), False)
+        )
+    final = [d.pose for d in plan.dice]
+    for i in range(still):
+        noise = np.random.default_rng(
+            plan.noise_seed if i == still - 1 else [plan.noise_seed, 4, i]
+        )
+        frames.append((_frame(plan, final, [None] * len(final), noise), True))
+    return frames
+
+
+def write_dataset(
+    directory: Path,
+    count: int,
+    rng: np.random.Generator,
+    dice_choices: tuple[str, ...] = ("d6",),
+    per_image: tuple[int, int] = (1, 8),
+    **spec_kwargs: object,
+) -> Path:
+    """Write ``count`` rendered throws as images/*.png, labels.csv (the byler_d6 format:
+    file,die_type,values,n_dice,total,upstream_split) and boxes.csv
+    (file,die,value,xmin,ymin,xmax,ymax). Returns the labels.csv path."""
+    directory = Path(directory)
+    (directory / "images").mkdir(parents=True, exist_ok=True)
+    labels: list[list[object]] = []
+    boxes: list[list[object]] = []
+    for i in range(count):
+        n = int(rng.integers(per_image[0], per_image[1] + 1))
+        dice = tuple(str(dice_choices[int(k)]) for k in rng.integers(len(dice_choices), size=n))
+        throw = render_throw(ThrowSpec(dice=dice, **spec_kwargs), rng)  # type: ignore[arg-type]
+        name = f"images/synth_{i:05d}.png"
+        cv2.imwrite(str(directory / name), throw.image)
+        values = sorted(d.value for d in throw.dice)
+        kinds = sorted({d.die for d in throw.dice})
+        kind = kinds[0] if len(kinds) == 1 else "mixed"
+        labels.append(
+            [name, kind, ";".join(map(str, values)), len(values), sum(values), "synthetic"]
+        )
+        boxes.extend([name, d.die, d.value, *d.box] for d in throw.dice)
+    path = directory / "labels.csv"
+    with path.open("w", newline="", encoding="utf-8") as fh:
+        out = csv.writer(fh, lineterminator="\n")
+        out.writerow(["file", "die_type", "values", "n_dice", "total", "upstream_split"])
+        out.writerows(labels)
+    with (directory / "boxes.csv").open("w", newline="", encoding="utf-8") as fh:
+        out = csv.writer(fh, lineterminator="\n")
+        out.writerow(["file", "die", "value", "xmin", "ymin", "xmax", "ymax"])
+        out.writerows(boxes)
+    return path

@@ -1,0 +1,364 @@
+"""Drawing pieces for the synthetic renderer (:mod:`vision.render`): single dice
+seen from above (faces, side bands, translucency) and the tray.
+
+Every die is described in *unit coordinates*: seen straight from above it fits
+the square [0, 1]² (centre 0.5, 0.5; one unit = the die's edge length). A face
+texture of ``size`` pixels covers [-MARGIN, 1 + MARGIN]², so outlines that reach
+a little outside the square (the d10's and d20's neighbour faces) still fit.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from typing import Any, Protocol
+
+import cv2
+import numpy as np
+
+MARGIN = 0.12
+SHIFT = 4  # sub-pixel bits for cv2 polygon drawing
+_ONE = 1 << SHIFT
+
+Colour = tuple[int, int, int]
+
+
+class Look(Protocol):
+    """How a die looks (``vision.render.DieLook``)."""
+
+    @property
+    def body(self) -> Colour: ...
+    @property
+    def ink(self) -> Colour: ...
+    @property
+    def translucent(self) -> bool: ...
+    @property
+    def numerals(self) -> bool: ...
+
+
+def _ring(cx: float, cy: float, r: float, start_deg: float, n: int) -> np.ndarray:
+    a = np.radians(start_deg + np.arange(n) * 360.0 / n)
+    return np.stack([cx + r * np.cos(a), cy - r * np.sin(a)], axis=1)
+
+
+def _rounded(poly: np.ndarray, radius: float, steps: int = 6) -> np.ndarray:
+    """A convex polygon with its corners rounded (radius in the polygon's units)."""
+    out = []
+    n = len(poly)
+    for i in range(n):
+        p, prev, nxt = poly[i], poly[i - 1], poly[(i + 1) % n]
+        a, b = prev - p, nxt - p
+        a, b = a / np.linalg.norm(a), b / np.linalg.norm(b)
+        half = math.acos(float(np.clip(a @ b, -1.0, 1.0))) / 2
+        dist = radius / math.tan(half)
+        p0, p1 = p + a * dist, p + b * dist
+        centre = p + (a + b) / np.linalg.norm(a + b) * (radius / math.sin(half))
+        t0 = math.atan2(*(p0 - centre)[::-1])
+        t1 = math.atan2(*(p1 - centre)[::-1])
+        dt = (t1 - t0 + math.pi) % (2 * math.pi) - math.pi
+        for s in np.linspace(0.0, 1.0, steps):
+            t = t0 + dt * s
+            out.append(centre + radius * np.array([math.cos(t), math.sin(t)]))
+    return np.array(out)
+
+
+_SQUARE = np.array([[0.0, 0.0], [1.0, 0.0], [1.0, 1.0], [0.0, 1.0]])
+_KITE = np.array([[0.5, 0.04], [0.86, 0.58], [0.5, 0.9], [0.14, 0.58]])
+_KITE_RIM = np.array(
+    [[0.5, -0.08], [1.0, 0.5], [0.84, 0.93], [0.5, 1.06], [0.16, 0.93], [0.0, 0.5]]
+)
+_HEX = _ring(0.5, 0.5, 0.58, 90.0, 6)
+_TRI20 = _ring(0.5, 0.5, 0.4, 90.0, 3)
+_TRI5 = _ring(0.5, 0.58, 0.56, 90.0, 3)
+
+# (top face polygon, whole outline seen from above) per die type, unit coordinates
+SHAPES: dict[str, tuple[np.ndarray, np.ndarray]] = {
+    "d6": (_SQUARE, _rounded(_SQUARE, 0.12)),
+    "dF": (_SQUARE, _rounded(_SQUARE, 0.12)),
+    "d10": (_KITE, _rounded(_KITE_RIM, 0.05)),
+    "d20": (_TRI20, _rounded(_HEX, 0.04)),
+    "d5": (_TRI5, _rounded(_TRI5, 0.07)),
+}
+_BEVEL = _rounded(_SQUARE * 0.9 + 0.05, 0.1)
+
+
+def to_px(pts: np.ndarray | list[Any], size: int) -> np.ndarray:
+    """Unit coordinates -> texture pixel coordinates."""
+    return (np.asarray(pts, dtype=np.float64) + MARGIN) / (1 + 2 * MARGIN) * size
+
+
+def fill(img: np.ndarray, pts: np.ndarray, colour: float | tuple[float, ...]) -> None:
+    """Antialiased filled polygon with sub-pixel corners (``pts`` in pixels)."""
+    fixed = np.round(np.asarray(pts) * _ONE).astype(np.int32).reshape(-1, 1, 2)
+    cv2.fillPoly(img, [fixed], colour, cv2.LINE_AA, SHIFT)
+
+
+def _shade(c: Colour, k: float) -> Colour:
+    return (min(255, int(c[0] * k)), min(255, int(c[1] * k)), min(255, int(c[2] * k)))
+
+
+def _pips(value: int, rng: np.random.Generator) -> list[tuple[float, float]]:
+    a, b, c = 0.27, 0.5, 0.73
+    layout = {
+        1: [(b, b)],
+        2: [(a, a), (c, c)],
+        3: [(a, a), (b, b), (c, c)],
+        4: [(a, a), (c, a), (a, c), (c, c)],
+        5: [(a, a), (c, a), (a, c), (c, c), (b, b)],
+        6: [(a, a), (a, b), (a, c), (c, a), (c, b), (c, c)],
+    }[value]
+    if rng.random() < 0.5:  # the other diagonal
+        layout = [(1 - x, y) for x, y in layout]
+    if rng.random() < 0.5:  # turned by 90 degrees
+        layout = [(y, x) for x, y in layout]
+    return layout
+
+
+def numeral(
+    mask: np.ndarray,
+    text: str,
+    centre: tuple[float, float],
+    height: float,
+    font: int = cv2.FONT_HERSHEY_SIMPLEX,
+) -> None:
+    """``text`` centred on ``centre`` (pixels), ``height`` pixels tall; 6 and 9 underlined."""
+    (_, h1), _ = cv2.getTextSize(text, font, 1.0, 2)
+    scale = height / h1
+    thick = max(1, round(height * 0.14))
+    (w, h), _ = cv2.getTextSize(text, font, scale, thick)
+    org = (round(centre[0] - w / 2), round(centre[1] + h / 2))
+    cv2.putText(mask, text, org, font, scale, 255, thick, cv2.LINE_AA)
+    if text in ("6", "9"):
+        y = round(centre[1] + h / 2 + height * 0.2)
+        cv2.line(mask, (org[0], y), (org[0] + w, y), 255, thick, cv2.LINE_AA)
+
+
+def face_texture(
+    die: str,
+    value: int,
+    body: Colour,
+    ink: Colour,
+    numerals: bool,
+    size: int,
+    rng: np.random.Generator,
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """The die seen straight from above: colour (BGR uint8), coverage and ink masks (float 0..1)."""
+    outline = SHAPES[die][1]
+    colour = np.zeros((size, size, 3), np.uint8)
+    colour[:] = body
+    cover = np.zeros((size, size), np.uint8)
+    fill(cover, to_px(outline, size), 255)
+    rim = np.zeros_like(cover)
+    ink_mask = np.zeros_like(cover)
+    u = size / (1 + 2 * MARGIN)  # pixels per unit
+    font = cv2.FONT_HERSHEY_DUPLEX if rng.random() < 0.5 else cv2.FONT_HERSHEY_SIMPLEX
+    if die == "d10":
+        fill(colour, to_px(_KITE_RIM, size), _shade(body, 0.74))
+        k, r = _KITE, _KITE_RIM
+        fill(colour, to_px([k[0], r[0], r[1], k[1]], size), _shade(body, 0.86))
+        fill(colour, to_px([k[0], k[3], r[5], r[0]], size), _shade(body, 0.66))
+        fill(colour, to_px([k[2], k[1], r[2], r[3]], size), _shade(body, 0.8))
+        fill(colour, to_px(_rounded(_KITE, 0.03), size), body)
+        numeral(ink_mask, str(value), (0.5 * u + MARGIN * u, 0.56 * u + MARGIN * u), 0.24 * u, font)
+    elif die == "d20":
+        fill(colour, to_px(_HEX, size), _shade(body, 0.7))
+        for i, shade in enumerate((0.88, 0.8, 0.94)):
+            t0, t1 = _TRI20[i], _TRI20[(i + 1) % 3]
+            h0, h1 = _HEX[2 * i], _HEX[(2 * i + 2) % 6]
+            fill(colour, to_px([t0, h0, _HEX[2 * i + 1], h1, t1], size), _shade(body, shade))
+        fill(colour, to_px(_rounded(_TRI20, 0.03), size), body)
+        text_h = 0.19 * u if value >= 10 else 0.22 * u
+        numeral(ink_mask, str(value), (0.5 * u + MARGIN * u, 0.5 * u + MARGIN * u), text_h, font)
+    elif die == "d5":
+        fill(colour, to_px(_rounded(_TRI5, 0.07), size), body)
+        numeral(ink_mask, str(value), (0.5 * u + MARGIN * u, 0.62 * u + MARGIN * u), 0.26 * u, font)
+    elif die == "dF":
+        bar = 0.075
+        if value != 0:
+            fill(
+                ink_mask,
+                to_px(
+                    [[0.22, 0.5 - bar], [0.78, 0.5 - bar], [0.78, 0.5 + bar], [0.22, 0.5 + bar]],
+                    size,
+                ),
+                255,
+            )
+        if value == 1:
+            fill(
+                ink_mask,
+                to_px(
+                    [[0.5 - bar, 0.22], [0.5 + bar, 0.22], [0.5 + bar, 0.78], [0.5 - bar, 0.78]],
+                    size,
+                ),
+                255,
+            )
+    elif numerals:
+        numeral(ink_mask, str(value), (0.5 * u + MARGIN * u, 0.5 * u + MARGIN * u), 0.42 * u, font)
+    else:
+        radius = 0.13 if value == 1 else (0.085 if value == 6 else 0.095)
+        for x, y in _pips(value, rng):
+            c = to_px([[x, y]], size)[0]
+            fixed = (round(c[0] * _ONE), round(c[1] * _ONE))
+            cv2.circle(rim, fixed, round(radius * u * _ONE), 255, -1, cv2.LINE_AA, SHIFT)
+            cv2.circle(
+                ink_mask, fixed, round(radius * 0.78 * u * _ONE), 255, -1, cv2.LINE_AA, SHIFT
+            )
+    if die in ("d6", "dF"):  # a faint bevel line round the top face
+        cv2.polylines(
+            colour,
+            [np.round(to_px(_BEVEL, size) * _ONE).astype(np.int32)],
+            True,
+            _shade(body, 0.9),
+            max(1, round(0.02 * u)),
+            cv2.LINE_AA,
+            SHIFT,
+        )
+    ink_f = ink_mask.astype(np.float32) / 255
+    rim_f = np.maximum(rim.astype(np.float32) / 255, ink_f)
+    out = colour.astype(np.float32)
+    dark = np.array(_shade(ink, 0.7), np.float32) * 0.7 + np.array(body, np.float32) * 0.3
+    out = out * (1 - rim_f[..., None]) + dark * rim_f[..., None]
+    out = out * (1 - ink_f[..., None]) + np.array(ink, np.float32) * ink_f[..., None]
+    cover_f = cover.astype(np.float32) / 255
+    return np.clip(out, 0, 255).astype(np.uint8), cover_f, rim_f * cover_f
+
+
+def side_pips(
+    img: np.ndarray, quad: np.ndarray, count: int, colour: Colour, rng: np.random.Generator
+) -> None:
+    """Pips on a visible side face; ``quad`` = top edge p0, p1 then p1 + d, p0 + d (pixels)."""
+    p0, p1, p2, p3 = (np.asarray(q, np.float64) for q in quad)
+    spots = {1: [0.5], 2: [0.3, 0.7], 3: [0.25, 0.5, 0.75]}[count]
+    diagonal = rng.random() < 0.5
+    for i, s in enumerate(spots):
+        t = 0.5 if count == 1 or not diagonal else 0.3 + 0.4 * i / (count - 1)
+        ring = _ring(0.0, 0.0, 1.0, 0.0, 16)
+        ss = s + ring[:, 0] * 0.1
+        tt = t + ring[:, 1] * 0.3
+        top = p0[None] + (p1 - p0)[None] * ss[:, None]
+        bottom = p3[None] + (p2 - p3)[None] * ss[:, None]
+        fill(img, top + (bottom - top) * tt[:, None], colour)
+
+
+@dataclass(frozen=True)
+class Pose:
+    """Where and how one die lies (scene pixels)."""
+
+    centre: tuple[float, float]  # scene (supersampled, padded) pixels
+    angle: float
+    value: int
+    seed: int
+    squash: tuple[float, float] = (1.0, 0.0)  # factor, axis angle (rad)
+    side: tuple[float, float] = (0.0, 0.0)  # shift from top face to base, scene pixels
+
+
+def linear(edge: float, angle: float, squash: tuple[float, float]) -> np.ndarray:
+    a = math.radians(angle)
+    rot = np.array([[math.cos(a), math.sin(a)], [-math.sin(a), math.cos(a)]])
+    k, phi = squash
+    axis = np.array([math.cos(phi), math.sin(phi)])
+    squeeze = np.eye(2) - (1 - k) * np.outer(axis, axis)
+    return edge * squeeze @ rot
+
+
+def geometry(die: str, centre: np.ndarray, edge: float, pose: Pose) -> tuple[np.ndarray, ...]:
+    """Top face polygon and whole-die outline (incl. visible sides) around ``centre``."""
+    lin = linear(edge, pose.angle, pose.squash)
+    top_u, outline_u = SHAPES[die]
+    top = centre + (top_u - 0.5) @ lin.T
+    outline = centre + (outline_u - 0.5) @ lin.T
+    side = np.array(pose.side)
+    if np.hypot(*side) >= 0.5:
+        both = np.vstack([outline, outline + side]).astype(np.float32)
+        outline = cv2.convexHull(both).reshape(-1, 2).astype(np.float64)
+    return top, outline, lin
+
+
+def die_layer(
+    die: str, look: Look, edge: float, pose: Pose, frac: np.ndarray, texture: float = 2.0
+) -> tuple[np.ndarray, np.ndarray]:
+    """Premultiplied colour and alpha of one die on a square canvas centred at ``frac``."""
+    rng = np.random.default_rng(pose.seed)
+    side = np.array(pose.side)
+    half = math.ceil(0.78 * edge + float(np.hypot(*side)) + 3)
+    size = 2 * half
+    centre = half + frac
+    top, outline, lin = geometry(die, centre, edge, pose)
+    premult = np.zeros((size, size, 3), np.float32)
+    alpha = np.zeros((size, size), np.float32)
+    body = np.array(look.body, np.float32)
+    if np.hypot(*side) >= 0.5:
+        band = np.zeros((size, size, 3), np.uint8)
+        band[:] = tuple(int(c * 0.62) for c in look.body)
+        mask = np.zeros((size, size), np.uint8)
+        fill(mask, outline, 255)
+        if die == "d6" and not look.numerals:
+            mid = top.mean(axis=0)
+            for i in range(4):
+                p0, p1 = top[i], top[(i + 1) % 4]
+                normal = (p0 + p1) / 2 - mid
+                depth = float(normal @ side) / float(np.hypot(*normal))
+                if depth > max(1.5, 0.08 * edge):
+                    ink = tuple(int(c * 0.75) for c in look.ink)
+                    quad = np.array([p0, p1, p1 + side, p0 + side])
+                    side_pips(band, quad, int(rng.integers(1, 4)), ink, rng)  # type: ignore[arg-type]
+        a_band = mask.astype(np.float32) / 255 * (0.65 if look.translucent else 1.0)
+        premult = (band.astype(np.float32) * a_band[..., None]).astype(np.float32)
+        alpha = a_band.astype(np.float32)
+    tsize = max(48, int(texture * edge * (1 + 2 * MARGIN)))  # texture pixels per layer pixel
+    tex, cover, ink_m = face_texture(
+        die, pose.value, look.body, look.ink, look.numerals, tsize, rng
+    )
+    tex_f = tex.astype(np.float32)
+    a_top = cover * (0.55 + 0.45 * ink_m) if look.translucent else cover
+    if look.translucent:  # a bright soft highlight
+        yy, xx = np.mgrid[0:tsize, 0:tsize].astype(np.float32) / tsize
+        blob = np.exp(-((xx - 0.33) ** 2 + (yy - 0.3) ** 2) / 0.03).astype(np.float32) * cover
+        tex_f = np.minimum(tex_f + 70 * blob[..., None] + 0.25 * (255 - body), 255)
+        a_top = np.minimum(a_top + 0.35 * blob, 1.0)
+    s = (1 + 2 * MARGIN) / tsize
+    warp = np.hstack([lin * s, (centre + lin @ np.array([-MARGIN - 0.5] * 2))[:, None]])
+    flags = cv2.INTER_LINEAR
+    tex_w = cv2.warpAffine(tex_f * a_top[..., None], warp, (size, size), flags=flags)
+    a_w = cv2.warpAffine(a_top.astype(np.float32), warp, (size, size), flags=flags)
+    premult = premult * (1 - a_w[..., None]) + tex_w
+    alpha = alpha * (1 - a_w) + a_w
+    return premult, alpha
+
+
+def motion_kernel(length: int, angle: float) -> np.ndarray:
+    k = np.zeros((length, length), np.float32)
+    c = (length - 1) / 2
+    d = np.array([math.cos(angle), math.sin(angle)]) * c
+    cv2.line(k, (round(c - d[0]), round(c - d[1])), (round(c + d[0]), round(c + d[1])), 1.0, 1)
+    return k / k.sum()
+
+
+def tray(w: int, h: int, ss: int, rng: np.random.Generator) -> tuple[np.ndarray, np.ndarray]:
+    """Tray colour (lit, float32) and the lighting factor, in scene pixels."""
+    lw, lh = -(-w // ss), -(-h // ss)  # textures are made at output resolution
+
+    def smooth(shape: tuple[int, int], scale: float) -> np.ndarray:
+        small = rng.normal(0.0, 1.0, shape).astype(np.float32)
+        return cv2.resize(small, (lw, lh), interpolation=cv2.INTER_CUBIC) * scale
+
+    kind = int(rng.integers(3))
+    base = [(176, 178, 181), (48, 108, 42), (42, 72, 112)][kind]
+    base_f = np.array(base, np.float32) * rng.uniform(0.85, 1.12)
+    shade = smooth((5, 5), 6.0) + smooth((lh // 2, lw // 2), (2.5, 5.0, 3.0)[kind])
+    if kind == 2:  # wood grain: streaks along one axis
+        across = rng.random() < 0.5
+        shade += smooth((48, 4) if across else (4, 48), 7.0)
+        shade += smooth((160, 6) if across else (6, 160), 3.0)
+    tray = shade[..., None] * np.array([1.0, 0.95, 0.9], np.float32) + base_f.astype(np.float32)
+    tray = cv2.resize(tray, (w, h), interpolation=cv2.INTER_LINEAR)
+    xx = (np.arange(w, dtype=np.float32) / w - 0.5)[None, :]
+    yy = (np.arange(h, dtype=np.float32) / h - 0.5)[:, None]
+    a = rng.uniform(0, 2 * math.pi)
+    light = (
+        1
+        + rng.uniform(0.06, 0.16) * 2 * (xx * math.cos(a) + yy * math.sin(a))
+        - rng.uniform(0.1, 0.3) * (xx**2 + yy**2) * 2
+    )
+    light = light.astype(np.float32)
+    return tray * light[..., None], light

@@ -1,0 +1,85 @@
+"""`dicebridge vision teach OUT --die d20 ...`: teach a numbered die set.
+
+Show each face once: either labelled photos (a folder with labels.csv, one die
+per photo, as ../shared/data/photos/burks_polyhedral) or photos named on the
+command line as VALUE=PATH.  The die in each photo is found, cut out and kept.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+from typing import Any
+
+import cv2
+import numpy as np
+
+from vision.teach import DIE_TYPES, SIDE, DieSet, DieSetError
+
+
+def add_teach(sub: Any) -> None:
+    teach = sub.add_parser("teach", help="teach a numbered die set", description=__doc__)
+    teach.add_argument("out", type=Path, metavar="OUT", help="the die set's folder")
+    teach.add_argument("--die", required=True, choices=DIE_TYPES)
+    teach.add_argument("--name", help="the set's name (default: the folder's)")
+    teach.add_argument("--from-labels", type=Path, metavar="DIR", help="labelled photos")
+    teach.add_argument("--face", action="append", default=[], metavar="VALUE=PATH")
+    teach.add_argument("--empty-tray", type=Path, metavar="IMAGE", help="the tray with no dice")
+    teach.set_defaults(handler=run_teach)
+
+
+def biggest_change(image: np.ndarray, reader: Any, tray: np.ndarray | None) -> Any:
+    """The die in a one-die photo: the finder's surest find (on a changed spot of the tray)."""
+    found = reader.find(image, tray)
+    return found[0] if found else None
+
+
+def run_teach(args: argparse.Namespace) -> int:
+    from vision.crops import crop_die
+    from vision.datasets import DatasetError, read_dataset
+    from vision.reader import DiceReader
+
+    def fail(message: str) -> int:
+        print(f"dicebridge vision teach: {message}", file=sys.stderr)
+        return 2
+
+    shown: list[tuple[int, Path]] = []
+    try:
+        if args.from_labels is not None:
+            for item in read_dataset(args.from_labels):
+                if item.die_type == args.die and len(item.values) == 1:
+                    shown.append((item.values[0], item.path))
+        for text in args.face:
+            value, sep, path = text.partition("=")
+            if not sep or not value.lstrip("-").isdigit():
+                return fail(f"write a face as VALUE=PATH, not {text!r}")
+            shown.append((int(value), Path(path)))
+    except DatasetError as err:
+        return fail(str(err))
+    if not shown:
+        return fail(f"no photos of a {args.die}: give --from-labels DIR or --face VALUE=PATH")
+    tray = cv2.imread(str(args.empty_tray), cv2.IMREAD_COLOR) if args.empty_tray else None
+    if args.empty_tray and tray is None:
+        return fail(f"cannot read {args.empty_tray} as an image")
+    reader = DiceReader()
+    dieset = DieSet(args.name or args.out.name, args.die)
+    for value, path in shown:
+        image = cv2.imread(str(path), cv2.IMREAD_COLOR)
+        if image is None:
+            return fail(f"cannot read {path} as an image")
+        found = biggest_change(image, reader, tray)
+        if found is None:
+            return fail(f"no die found in {path}: is it on the tray, in the light?")
+        try:
+            dieset.teach(value, crop_die(image, found.box, SIDE * 2, margin=1.0))
+        except DieSetError as err:
+            return fail(f"{path}: {err}")
+    dieset.save(args.out)
+    missing = dieset.missing()
+    print(f"taught {len(shown)} photos of a {args.die} into {args.out}")
+    if missing:
+        print(
+            f"faces not shown yet: {', '.join(map(str, missing))} (read as uncertain until taught)"
+        )
+    return 0

@@ -1,0 +1,169 @@
+"""The crop classifier's training set: augmented crops of labelled dice, and of not-dice.
+
+Classes: 0 not a die, 1–6 a d6 showing that many pips, 7/8/9 a Fudge die
+showing −, blank, +.  ``python -m vision.training.crops_set OUT.npz``.
+"""
+
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+
+import cv2
+import numpy as np
+
+from vision.crops import CROP_SIZE, crop_die
+from vision.datasets import iter_split, read_dataset, shared_photos
+from vision.render import PALETTE, DieLook, ThrowSpec, render_throw
+
+NOT_A_DIE = 0
+FUDGE = {-1: 7, 0: 8, 1: 9}
+CLASSES = ("none", "1", "2", "3", "4", "5", "6", "dF-", "dF0", "dF+")
+
+
+def class_of(die: str, value: int) -> int:
+    return FUDGE[value] if die == "dF" else value
+
+
+def read_image(path: Path) -> np.ndarray:
+    image = cv2.imread(str(path), cv2.IMREAD_COLOR)
+    if image is None:
+        raise SystemExit(f"cannot read {path} as an image")
+    return image
+
+
+def jitter(crop: np.ndarray, rng: np.random.Generator) -> np.ndarray:
+    """Light, colour, blur and noise changes a camera makes (and dice of other colours)."""
+    if rng.random() < 0.5:  # another body colour: turn the hue wheel
+        hsv = cv2.cvtColor(crop, cv2.COLOR_BGR2HSV)
+        hsv[:, :, 0] = (hsv[:, :, 0].astype(np.int16) + int(rng.integers(0, 180))) % 180
+        crop = cv2.cvtColor(hsv, cv2.COLOR_HSV2BGR)
+    out: np.ndarray = crop.astype(np.float32)
+    out = out * rng.uniform(0.6, 1.35) + rng.uniform(-30, 30)
+    out = out * rng.uniform(0.85, 1.15, size=3)  # white balance
+    if rng.random() < 0.4:
+        out = cv2.GaussianBlur(out, (3, 3), rng.uniform(0.3, 1.0))
+    out += rng.normal(0, rng.uniform(0, 6), out.shape)
+    if rng.random() < 0.5:  # reds and blues swap: every colour of die
+        out = out[:, :, rng.permutation(3)]
+    return np.clip(out, 0, 255).astype(np.uint8)
+
+
+SIZE = [CROP_SIZE]  # the crop side being built (set by --size)
+
+
+def augmented(image, box, label, copies, rng, xs, ys):
+    for _ in range(copies):
+        crop = crop_die(
+            image,
+            box,
+            SIZE[0],
+            margin=rng.uniform(1.0, 1.4),
+            angle=rng.uniform(0, 360),
+            shift=tuple(rng.uniform(-0.07, 0.07, 2)),
+        )
+        if rng.random() < 0.5:
+            crop = crop[:, ::-1]
+        xs.append(jitter(crop, rng))
+        ys.append(label)
+
+
+def negatives(image, boxes, count, rng, xs, ys):
+    """Patches of tray, walls and clutter that overlap no die (and some that cut a die)."""
+    h, w = image.shape[:2]
+    sizes = [max(b[2] - b[0], b[3] - b[1]) for b in boxes] or [40]
+    made = tries = 0
+    while made < count and tries < count * 50:
+        tries += 1
+        side = rng.choice(sizes) * rng.uniform(0.7, 1.5)
+        x, y = rng.uniform(0, w - side), rng.uniform(0, h - side)
+        cand = (x, y, x + side, y + side)
+        worst = max((_overlap(cand, b) for b in boxes), default=0.0)
+        if worst > 0.3:
+            continue
+        crop = crop_die(image, cand, SIZE[0], margin=1.0, angle=rng.uniform(0, 360))
+        xs.append(jitter(crop, rng))
+        ys.append(NOT_A_DIE)
+        made += 1
+
+
+def _overlap(a, b) -> float:
+    """Intersection over the smaller box's area."""
+    ix = max(0.0, min(a[2], b[2]) - max(a[0], b[0]))
+    iy = max(0.0, min(a[3], b[3]) - max(a[1], b[1]))
+    small = min((a[2] - a[0]) * (a[3] - a[1]), (b[2] - b[0]) * (b[3] - b[1]))
+    return ix * iy / max(small, 1e-9)
+
+
+def build(
+    rng: np.random.Generator, synthetic_throws: int = 600, photos_too: bool = True
+) -> tuple[np.ndarray, np.ndarray]:
+    xs: list[np.ndarray] = []
+    ys: list[int] = []
+    photos = shared_photos() if photos_too else None
+    if photos is not None:
+        for item in iter_split(read_dataset(photos / "byler_d6"), "train"):
+            image = read_image(item.path)
+            boxes = [(b.x0, b.y0, b.x1, b.y1) for b in item.boxes or ()]
+            for b, box in zip(item.boxes or (), boxes, strict=True):
+                augmented(image, box, b.value, 32, rng, xs, ys)
+            negatives(image, boxes, 30, rng, xs, ys)
+        for item in iter_split(read_dataset(photos / "skovy_d6"), "train"):
+            image = read_image(item.path)
+            h, w = image.shape[:2]
+            box = (0.08 * w, 0.08 * h, 0.92 * w, 0.92 * h)
+            augmented(image, box, item.values[0], 16, rng, xs, ys)
+    looks = (*PALETTE, DieLook((200, 200, 200), (40, 40, 160), translucent=True))
+    for i in range(synthetic_throws):
+        kinds = ("d6", "dF") if i % 3 else ("d6",)
+        dice = tuple(rng.choice(kinds) for _ in range(rng.integers(1, 9)))
+        spec = ThrowSpec(
+            dice=dice,
+            die_px=(22, 64),
+            perspective=float(rng.uniform(0, 0.3)),
+            blur=float(rng.uniform(0.3, 1.2)),
+            touching=0.3,
+            looks=looks,
+        )
+        throw = render_throw(spec, rng)
+        boxes = [d.box for d in throw.dice]
+        for d in throw.dice:
+            if d.cocked or d.partly_outside:
+                continue
+            augmented(throw.image, d.box, class_of(d.die, d.value), 3, rng, xs, ys)
+        negatives(throw.image, boxes, 4, rng, xs, ys)
+    return np.stack(xs), np.asarray(ys, np.int64)
+
+
+def _part(job):  # type: ignore[no-untyped-def]
+    builder, seed, synthetic, first, size = job
+    SIZE[0] = size
+    return builder(np.random.default_rng(seed), synthetic, first)
+
+
+def parallel(builder, seed: int, synthetic: int, jobs: int, size: int = CROP_SIZE):  # type: ignore[no-untyped-def]
+    """Split the synthetic throws over ``jobs`` processes (the photos go to the first)."""
+    from multiprocessing import Pool
+
+    share = -(-synthetic // jobs)
+    work = [(builder, seed * 1000 + i, share, i == 0, size) for i in range(jobs)]
+    with Pool(jobs) as pool:
+        parts = pool.map(_part, work)
+    return tuple(np.concatenate([p[k] for p in parts]) for k in range(len(parts[0])))
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__)
+    parser.add_argument("out", type=Path)
+    parser.add_argument("--seed", type=int, default=1)
+    parser.add_argument("--synthetic", type=int, default=600)
+    parser.add_argument("--jobs", type=int, default=1, help="processes building in parallel")
+    parser.add_argument("--size", type=int, default=CROP_SIZE, help="crop side in pixels")
+    args = parser.parse_args()
+    x, y = parallel(build, args.seed, args.synthetic, args.jobs, args.size)
+    np.savez_compressed(args.out, x=x, y=y)
+    print(f"{len(y)} crops; per class {np.bincount(y, minlength=len(CLASSES)).tolist()}")
+
+
+if __name__ == "__main__":
+    main()

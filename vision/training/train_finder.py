@@ -1,0 +1,152 @@
+"""Train the die finder (centre map + size) on a detector set and export it as ONNX.
+
+    python -m vision.training.detector_set /tmp/det.npz
+    python -m vision.training.train_finder /tmp/det.npz vision/models/finder.onnx
+
+Needs PyTorch and onnx (training only).  The loss is CenterNet's: a focal loss
+on Gaussian centre targets, and an L1 loss on log box side at the centres.
+"""
+
+from __future__ import annotations
+
+import argparse
+import time
+from pathlib import Path
+
+import numpy as np
+
+from vision.finder import INPUT, STRIDE
+
+GRID = INPUT // STRIDE
+
+
+def targets(lengths: np.ndarray, boxes: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    n = len(lengths)
+    heat = np.zeros((n, GRID, GRID), np.float32)
+    size = np.zeros((n, GRID, GRID), np.float32)
+    mask = np.zeros((n, GRID, GRID), np.float32)
+    ys, xs = np.mgrid[0:GRID, 0:GRID]
+    start = 0
+    for i, count in enumerate(lengths):
+        for x0, y0, x1, y1 in boxes[start : start + count]:
+            cx, cy = (x0 + x1) / 2 / STRIDE - 0.5, (y0 + y1) / 2 / STRIDE - 0.5
+            side = max(x1 - x0, y1 - y0)
+            if not (0 <= cx < GRID and 0 <= cy < GRID) or side < 4:
+                continue
+            sigma = max(0.5, side / STRIDE / 5)
+            g = np.exp(-((xs - cx) ** 2 + (ys - cy) ** 2) / (2 * sigma**2))
+            heat[i] = np.maximum(heat[i], g)
+            gx, gy = min(round(cx), GRID - 1), min(round(cy), GRID - 1)
+            heat[i, gy, gx] = 1.0
+            for yy in range(max(gy - 1, 0), min(gy + 2, GRID)):
+                for xx in range(max(gx - 1, 0), min(gx + 2, GRID)):
+                    size[i, yy, xx] = np.log(side)
+                    mask[i, yy, xx] = 1.0
+        start += count
+    return heat, size, mask
+
+
+def build_net():  # type: ignore[no-untyped-def]
+    import torch
+    import torch.nn as nn
+
+    def block(cin: int, cout: int, stride: int = 1, dilation: int = 1) -> nn.Sequential:
+        return nn.Sequential(
+            nn.Conv2d(cin, cout, 3, stride, dilation, dilation=dilation, bias=False),
+            nn.BatchNorm2d(cout),
+            nn.ReLU(),
+        )
+
+    class Finder(nn.Module):
+        def __init__(self) -> None:
+            super().__init__()
+            self.c1 = block(3, 16, 2)  # 128
+            self.c2 = block(16, 24, 2)  # 64
+            self.c3 = block(24, 32)
+            self.c4 = block(32, 48, 2)  # 32
+            self.c5 = block(48, 48)
+            self.c6 = block(48, 48, dilation=2)
+            self.fuse = nn.Sequential(
+                nn.Conv2d(80, 32, 1, bias=False), nn.BatchNorm2d(32), nn.ReLU()
+            )
+            self.c7 = block(32, 32)
+            self.head = nn.Conv2d(32, 2, 1)
+
+        def forward(self, x):  # type: ignore[no-untyped-def]
+            a = self.c3(self.c2(self.c1(x)))
+            b = self.c6(self.c5(self.c4(a)))
+            up = nn.functional.interpolate(b, scale_factor=2.0, mode="nearest")
+            out = self.head(self.c7(self.fuse(torch.cat([a, up], 1))))
+            return torch.cat([torch.sigmoid(out[:, :1]), out[:, 1:]], 1)
+
+    return Finder()
+
+
+def main() -> None:
+    import torch
+
+    parser = argparse.ArgumentParser(description=__doc__)
+    parser.add_argument("data", type=Path)
+    parser.add_argument("out", type=Path)
+    parser.add_argument("--epochs", type=int, default=30)
+    parser.add_argument("--seed", type=int, default=1)
+    parser.add_argument("--device", default="cpu", help="cpu or cuda")
+    args = parser.parse_args()
+    dev = torch.device(args.device)
+    torch.manual_seed(args.seed)
+    data = np.load(args.data)
+    heat, size, mask = (
+        torch.from_numpy(a).to(dev) for a in targets(data["lengths"], data["boxes"])
+    )
+    frames = torch.from_numpy(data["frames"]).to(dev)  # N H W 3 uint8
+    net = build_net().to(dev)
+    batch_size = 32
+    steps = args.epochs * (len(frames) // batch_size + 1)
+    opt = torch.optim.AdamW(net.parameters(), 2e-3, weight_decay=1e-4)
+    sched = torch.optim.lr_scheduler.OneCycleLR(opt, 2e-3, total_steps=steps)
+    for epoch in range(args.epochs):
+        start = time.perf_counter()
+        net.train()
+        order = torch.randperm(len(frames), device=dev)
+        total = 0.0
+        for i in range(0, len(order), batch_size):
+            idx = order[i : i + batch_size]
+            x = frames[idx].permute(0, 3, 1, 2).float() / 255.0
+            out = net(x)
+            p = out[:, 0].clamp(1e-4, 1 - 1e-4)
+            t = heat[idx]
+            pos = (t == 1.0).float()
+            focal = -(
+                pos * (1 - p) ** 2 * torch.log(p)
+                + (1 - pos) * (1 - t) ** 4 * p**2 * torch.log(1 - p)
+            ).sum()
+            focal = focal / pos.sum().clamp(min=1)
+            m = mask[idx]
+            l1 = (torch.abs(out[:, 1] - size[idx]) * m).sum() / m.sum().clamp(min=1)
+            loss = focal + l1
+            opt.zero_grad()
+            loss.backward()
+            opt.step()
+            sched.step()
+            total += loss.item()
+        print(
+            f"epoch {epoch + 1}: loss {total / (len(order) / batch_size):.3f} "
+            f"({time.perf_counter() - start:.0f} s)",
+            flush=True,
+        )
+    net = net.cpu().eval()
+    args.out.parent.mkdir(parents=True, exist_ok=True)
+    torch.onnx.export(
+        net,
+        torch.zeros(1, 3, INPUT, INPUT),
+        str(args.out),
+        input_names=["frame"],
+        output_names=["maps"],
+        opset_version=13,
+        dynamo=False,
+    )
+    print(f"wrote {args.out} ({args.out.stat().st_size:,} bytes)")
+
+
+if __name__ == "__main__":
+    main()
