@@ -98,8 +98,7 @@ class DieFinder:
 
     def _find_at(self, image: np.ndarray, zoom: float) -> list[Found]:
         canvas, scale, shift = letterbox(image, zoom=zoom)
-        blob = canvas.astype(np.float32).transpose(2, 0, 1)[None] / 255.0
-        self._net.setInput(np.ascontiguousarray(blob))
+        self._net.setInput(cv2.dnn.blobFromImage(canvas, 1 / 255.0))
         maps = self._net.forward()[0]
         return decode(maps[0], maps[1], self.threshold, scale, shift)
 

@@ -125,7 +125,7 @@ class DiceReader:
             box = _int_box(f.box, w, h)
             cut = f.box[0] < EDGE or f.box[1] < EDGE or f.box[2] > w - EDGE or f.box[3] > h - EDGE
             uncertain = cut or value is None or conf < self.sure
-            colour = colour_name(crop)
+            colour = colour_name(crop) if uncertain else ""  # named only when advice needs it
             advice = _advice(guess_die, value, conf, colour, cut) if uncertain else ""
             full_crop = image[box[1] : box[3], box[0] : box[2]].copy()
             dice.append(
