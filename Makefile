@@ -7,7 +7,7 @@ STAMP  := $(VENV)/.installed
 .PHONY: run test lint typecheck pytest bench clean
 
 run: $(STAMP)
-	$(BIN)/dicebridge demo
+	$(BIN)/dicebridge serve --demo
 
 test: $(STAMP) lint typecheck pytest
 

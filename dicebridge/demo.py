@@ -1,4 +1,4 @@
-"""`dicebridge demo` (what `make run` starts until the appliance service lands).
+"""`dicebridge demo`: a tour of the exact odds (`make run` starts `serve --demo`).
 
 A tour of the five systems through the same `odds` commands a user types,
 using the worked examples of the seed documents.
@@ -37,8 +37,8 @@ def run(args: argparse.Namespace) -> int:
     from dicebridge.cli import main
 
     print("dicebridge demo: exact odds for the seed documents' examples.")
-    print("The appliance service (camera, towers, web page) is not built yet; try")
-    print("`dicebridge odds --help` for every option.\n")
+    print("`dicebridge odds --help` lists every option; `dicebridge serve --demo` (make run)")
+    print("runs the appliance with a synthetic camera and a simulated tower.\n")
     for title, argv in EXAMPLES:
         print("=" * 72)
         print(title)

@@ -1,5 +1,7 @@
-"""`dicebridge serve`: the appliance service (so far: the HTTP API, the WebSocket
-and the ledger; the camera, towers and GPIO join it in later issues)."""
+"""`dicebridge serve [--demo]`: the appliance service: the HTTP API and WebSocket,
+the ledger, the serial towers and the camera from the settings (or, with
+--demo, a synthetic camera and a simulated tower, so the whole chain runs on
+a laptop with nothing attached)."""
 
 from __future__ import annotations
 
@@ -16,6 +18,11 @@ def add_subcommand(subparsers: Any) -> None:
     parser.add_argument("--port", type=int, help="default 8000")
     parser.add_argument("--data-dir", type=Path, help="default ./data")
     parser.add_argument("--config", type=Path, metavar="FILE", help="a TOML settings file")
+    parser.add_argument(
+        "--demo",
+        action="store_true",
+        help="a synthetic camera and a simulated tower feed demo checks (nothing attached)",
+    )
     parser.set_defaults(handler=run)
 
 
@@ -61,9 +68,24 @@ def run(args: argparse.Namespace) -> int:
     app = create_app(table)
     from server.sources import tower_fleet
 
-    fleet = tower_fleet(config.towers, table)
+    stoppers: list[Any] = []
+    try:
+        towers, camera = _sources(args.demo, config, table, stoppers)
+    except Exception as err:  # a camera or model that cannot start: say which, start nothing
+        for stop in reversed(stoppers):
+            stop()
+        ledger.close()
+        raise SystemExit(f"dicebridge serve: {err}") from None
+    fleet = tower_fleet(towers, table)
     fleet.start()
-    print(f"dicebridge: http://{config.host}:{config.port}/api/docs (ledger in {ledger.path})")
+    stoppers.append(fleet.stop)
+    if camera is not None:
+        camera.start()
+        stoppers.append(camera.stop)
+    url = f"http://{config.host}:{config.port}"
+    mode = " (demo: a synthetic camera and a simulated tower)" if args.demo else ""
+    print(f"dicebridge{mode}: {url}/api/docs, events on ws://{config.host}:{config.port}/ws "
+          f"(ledger in {ledger.path})", flush=True)  # fmt: skip
     server = uvicorn.Server(
         uvicorn.Config(app, host=config.host, port=config.port, log_level="warning")
     )
@@ -72,6 +94,48 @@ def run(args: argparse.Namespace) -> int:
     try:
         server.run()
     finally:
-        fleet.stop()
+        for stop in reversed(stoppers):
+            stop()
         ledger.close()
     return 0
+
+
+def _sources(
+    demo: bool, config: Any, table: Any, stoppers: list[Any]
+) -> tuple[tuple[Any, ...], Any]:
+    """The towers to drive and the camera source (or None), from the settings or the demo."""
+    towers = tuple(config.towers)
+    frames: Any = None  # a vision.frames.FrameSource
+    tray = None
+    if demo:
+        from server.demo import DemoTower, Director, SyntheticCamera
+
+        tower = DemoTower()
+        tower.start()
+        stoppers.append(tower.stop)
+        towers += (tower.config,)
+        director = Director(table)
+        director.start()
+        stoppers.append(director.stop)
+        frames = SyntheticCamera(lambda: next(iter(_camera_needs(table)), None))
+    elif config.camera is not None:
+        from vision.frames import open_camera
+
+        frames = open_camera(config.camera)
+        stoppers.append(frames.close)
+    if config.empty_tray is not None:
+        import cv2
+
+        tray = cv2.imread(str(config.empty_tray), cv2.IMREAD_COLOR)
+        if tray is None:
+            raise ValueError(f"cannot read the empty-tray photo {config.empty_tray}")
+    if frames is None:
+        return towers, None
+    from server.camera import CameraSource
+    from vision.reader import DiceReader
+
+    return towers, CameraSource("camera", frames, DiceReader(), table, empty_tray=tray)
+
+
+def _camera_needs(table: Any) -> list[str]:
+    return [d for d in table.needs() if d in ("d6", "dF")]

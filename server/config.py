@@ -42,6 +42,8 @@ class Config:
     gpio: KioskPins | None = None  # None: no kiosk hardware
     tumble_seconds: float = 1.5
     towers: tuple[TowerConfig, ...] = field(default_factory=tuple)
+    camera: str | None = None  # "0" (a webcam), "picamera2", a video file or URL; None: none
+    empty_tray: Path | None = None  # a photo of the empty tray, for the camera
 
     @property
     def open_to_lan(self) -> bool:
@@ -54,6 +56,8 @@ SCALARS: dict[str, type] = {
     "data_dir": str,
     "display": str,
     "tumble_seconds": float,
+    "camera": str,
+    "empty_tray": str,
 }
 
 
@@ -84,8 +88,9 @@ def load_config(path: Path | None = None, env: Mapping[str, str] | None = None) 
             values[key] = kind(raw)
         except ValueError:
             raise ConfigError(f"{ENV_PREFIX}{key.upper()} must be a {kind.__name__}") from None
-    if "data_dir" in values:
-        values["data_dir"] = Path(values["data_dir"])
+    for key in ("data_dir", "empty_tray"):
+        if key in values:
+            values[key] = Path(values[key])
     config = Config(**values)
     if not 0 < config.port < 65536:
         raise ConfigError(f"port must be between 1 and 65535, not {config.port}")

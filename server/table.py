@@ -91,7 +91,12 @@ class Table:
                 raise UnknownCheck(check_id)
             return self._checks[check_id]
 
-    def add_dice(self, check_id: str, readings: Sequence[Reading]) -> dict[str, Any]:
+    def add_dice(
+        self,
+        check_id: str,
+        readings: Sequence[Reading],
+        extras: Sequence[dict[str, Any]] | None = None,
+    ) -> dict[str, Any]:
         """Feed readings to a check; ReadingRefused (nothing changed) or the new state."""
         active = self._active(check_id)
         for given in readings:
@@ -99,7 +104,7 @@ class Table:
         with self._lock:
             updated = active.check.accept(*readings)  # raises before anything is recorded
             active.check = updated
-        dice = _plain(readings)
+        dice = _plain(readings, extras)
         self._ledger.append("throw", {"check": check_id, "dice": dice})
         for reading in dice:
             self._announce({"type": "reading", "check": check_id, **reading})
@@ -109,7 +114,24 @@ class Table:
         self._announce({"type": "check", **state})
         return state
 
-    def from_source(self, source: str, readings: Sequence[Reading]) -> dict[str, Any] | None:
+    def needs(self) -> list[str]:
+        """The die types the unresolved checks wait for, oldest check first."""
+        with self._lock:
+            waiting = [a.check.need() for a in self._checks.values()]
+        return [need.die for need in waiting if need is not None]
+
+    def uncertain(self, source: str, detail: dict[str, Any]) -> None:
+        """A die a source saw but could not read surely: kept (for disputes), announced
+        with what to do, fed to no check."""
+        self._ledger.append("reading", {"source": source, "uncertain": True, **detail})
+        self._announce({"type": "uncertain", "source": source, **detail})
+
+    def from_source(
+        self,
+        source: str,
+        readings: Sequence[Reading],
+        extras: Sequence[dict[str, Any]] | None = None,
+    ) -> dict[str, Any] | None:
         """Readings a source saw by itself (a tower, the camera): they go to the oldest
         unresolved check that is waiting for that die; with none waiting they are still
         recorded and announced as unassigned — never dropped, never guessed into a check.
@@ -123,10 +145,10 @@ class Table:
             need = active.check.need()
             if need is not None and all(need.die == r.die for r in readings):
                 try:
-                    return self.add_dice(active.id, readings)
+                    return self.add_dice(active.id, readings, extras)
                 except ReadingRefused:
                     continue  # e.g. more dice than it needs: try the next check
-        dice = _plain(readings)
+        dice = _plain(readings, extras)
         self._ledger.append("throw", {"check": None, "source": source, "dice": dice})
         for reading in dice:
             self._announce({"type": "reading", "check": None, **reading})
@@ -161,14 +183,20 @@ class Table:
         return rows[-limit:][::-1]
 
 
-def _plain(readings: Sequence[Reading]) -> list[dict[str, Any]]:
+def _plain(
+    readings: Sequence[Reading], extras: Sequence[dict[str, Any]] | None = None
+) -> list[dict[str, Any]]:
+    """Readings as the ledger and the events hold them; ``extras`` (a crop's hash, a box)
+    are merged into each reading's row."""
     plain = []
-    for r in readings:
+    for i, r in enumerate(readings):
         row: dict[str, Any] = {
             "die": r.die, "face": r.face, "confidence": r.confidence, "source": r.source
         }  # fmt: skip
         if r.identity is not None:
             row["identity"] = r.identity
+        if extras is not None and i < len(extras):
+            row.update(extras[i])
         plain.append(row)
     return plain
 

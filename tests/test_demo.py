@@ -1,4 +1,4 @@
-"""`dicebridge demo`, what `make run` starts: every example runs and prints its odds."""
+"""`dicebridge demo`, the tour of the odds: every example runs and prints its odds."""
 
 from __future__ import annotations
 

@@ -68,3 +68,23 @@ def test_the_shipped_pi_settings_load() -> None:
     shipped = Path(__file__).resolve().parents[2] / "deploy" / "dicebridge.toml"
     config = load_config(shipped)
     assert config.display == "ssd1306" and config.gpio is not None
+
+
+def test_camera_settings(tmp_path: Path) -> None:
+    path = tmp_path / "cam.toml"
+    path.write_text('camera = "picamera2"\nempty_tray = "/srv/tray.jpg"\n')
+    config = load_config(path, env={"DICEBRIDGE_CAMERA": "0"})
+    assert config.camera == "0" and config.empty_tray == Path("/srv/tray.jpg")
+    path.write_text("camera = 0\n")
+    with pytest.raises(ConfigError, match="camera must be a str"):
+        load_config(path)
+
+
+def test_serve_names_a_camera_it_cannot_open(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from dicebridge.cli import main
+
+    monkeypatch.setenv("DICEBRIDGE_CAMERA", str(tmp_path / "missing.avi"))
+    with pytest.raises(SystemExit, match="cannot open camera"):
+        main(["serve", "--data-dir", str(tmp_path / "data"), "--port", "1"])

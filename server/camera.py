@@ -1,0 +1,100 @@
+"""The camera as a throw source: frames on their own thread, read once settled, fed to the table.
+
+Blocking camera I/O and the networks stay on this thread, never on the web
+server's event loop.  What the camera reads with confidence goes to the table
+(the oldest check waiting for that die, or recorded unassigned); a die it is
+unsure of is recorded as an uncertain reading with its crop and announced
+with what to do ("re-throw the red d6"), never guessed into a check.  Every
+die's crop is kept by the ledger under its SHA-256.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import threading
+from typing import Any
+
+import numpy as np
+
+from mechanics.reading import Reading
+from server.table import Table
+from vision.frames import CameraError, FrameSource
+from vision.reader import DiceReader, ThrowReading, encode_crop
+from vision.settle import SettleDetector
+
+PIP_DICE = ("d6", "dF")
+
+
+class CameraSource:
+    def __init__(
+        self,
+        name: str,
+        frames: FrameSource,
+        reader: DiceReader,
+        table: Table,
+        settle: SettleDetector | None = None,
+        empty_tray: np.ndarray | None = None,
+    ) -> None:
+        self.name = name
+        self._frames = frames
+        self._reader = reader
+        self._table = table
+        self._settle = settle or SettleDetector()
+        self._tray = empty_tray
+        self._stop = threading.Event()
+        self._thread: threading.Thread | None = None
+        self.throws_read = 0
+
+    # --- the thread -----------------------------------------------------------------------
+    def start(self) -> None:
+        self._thread = threading.Thread(target=self._run, name=self.name, daemon=True)
+        self._thread.start()
+
+    def stop(self, timeout: float = 5.0) -> None:
+        self._stop.set()
+        if self._thread is not None:
+            self._thread.join(timeout)
+        with contextlib.suppress(CameraError):  # a camera that already failed: nothing to lose
+            self._frames.close()
+
+    def _run(self) -> None:
+        self._table.source_event(self.name, "connected", {"detail": "camera started"})
+        try:
+            while not self._stop.is_set():
+                frame = self._frames.read()
+                if frame is None:
+                    self._table.source_event(
+                        self.name, "disconnected", {"detail": "no more frames"}
+                    )
+                    return
+                if self._settle.feed(frame).settled:
+                    self.read_throw(frame.image)
+        except CameraError as err:
+            self._table.source_event(self.name, "disconnected", {"detail": str(err)})
+
+    # --- one settled throw ----------------------------------------------------------------
+    def expected_die(self) -> str:
+        """What to read: the die the oldest waiting check needs, when the camera can read it."""
+        readable = [d for d in self._table.needs() if d in PIP_DICE or d in self._reader.diesets]
+        return readable[0] if readable else "any"
+
+    def read_throw(self, image: np.ndarray) -> ThrowReading:
+        die = self.expected_die()
+        result = self._reader.read(image, die, self._tray)
+        self.throws_read += 1
+        if result.problem:
+            self._table.source_event(self.name, "attention", {"detail": result.problem})
+            return result
+        readings: list[Reading] = []
+        extras: list[dict[str, Any]] = []
+        for d in result.dice:
+            crop_hash, _ = self._table.ledger.store_crop(encode_crop(d.crop))
+            reading = d.to_reading(self.name)
+            if reading is None:
+                self._table.uncertain(self.name, {**d.to_dict(), "crop": crop_hash})
+                continue
+            readings.append(reading)
+            extras.append({"crop": crop_hash, "box": list(d.box)})
+        if readings:
+            self._table.from_source(self.name, readings, extras)
+        return result

@@ -1,0 +1,126 @@
+"""The camera as a throw source (rendered frames through the real vision pipeline, a real
+ledger), and the whole chain: `dicebridge serve --demo` as a process over real HTTP."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import signal
+import socket
+import subprocess
+import sys
+import time
+import urllib.request
+from pathlib import Path
+from typing import Any
+
+import cv2
+import numpy as np
+
+from server.camera import CameraSource
+from server.ledger import Ledger
+from server.table import Table
+from vision.frames import Replay
+from vision.reader import DiceReader
+from vision.render import ThrowSpec, render_settling, render_throw
+from vision.settle import SettleDetector
+
+
+def _wait(condition: Any, seconds: float = 20.0) -> None:
+    deadline = time.monotonic() + seconds
+    while not condition():
+        assert time.monotonic() < deadline, "timed out"
+        time.sleep(0.02)
+
+
+def test_a_settled_throw_feeds_the_waiting_check_with_its_crops(tmp_path: Path) -> None:
+    rng = np.random.default_rng(12)
+    throw = render_settling(ThrowSpec(dice=("dF",) * 4), rng, moving=5, still=8)
+    ledger = Ledger(tmp_path)
+    table = Table(ledger)
+    events: list[dict[str, Any]] = []
+    table.subscribe(events.append)
+    check = table.create("peupfudge", {"dice": 4, "level": 2, "bonus": 0, "difficulty": 2})
+    frames = Replay([image for image, _ in throw], interval=0.1)
+    camera = CameraSource("camera", frames, DiceReader(), table, SettleDetector(0.3))
+    camera.start()
+    _wait(lambda: any(e.get("event") == "disconnected" for e in events))  # all frames seen
+    camera.stop()
+    assert camera.throws_read == 1  # read once, after the dice stopped
+    state = table.get(check["id"])
+    throws = [e.body for e in ledger.entries(kind="throw")]
+    assert state["status"] == "resolved" and throws and throws[0]["check"] == check["id"]
+    for die in throws[0]["dice"]:
+        assert die["source"] == "camera" and die["die"] == "dF"
+        crop = tmp_path / "crops" / f"{die['crop']}.png"
+        assert hashlib.sha256(crop.read_bytes()).hexdigest() == die["crop"]
+    assert ledger.verify().ok
+    ledger.close()
+
+
+def test_unsure_dice_are_kept_and_announced_never_fed(tmp_path: Path) -> None:
+    ledger = Ledger(tmp_path)
+    table = Table(ledger)
+    events: list[dict[str, Any]] = []
+    table.subscribe(events.append)
+    check = table.create("d6pool", {"level": 2, "difficulty": 3})
+    image = render_throw(ThrowSpec(dice=("d6", "d6")), np.random.default_rng(4)).image
+    soft = cv2.GaussianBlur(image, (0, 0), 6)  # pips blurred away
+    camera = CameraSource("camera", Replay([]), DiceReader(), table)
+    result = camera.read_throw(soft)
+    assert result.uncertain
+    assert table.get(check["id"])["status"] == "need"  # nothing guessed into the check
+    kept = [e.body for e in ledger.entries(kind="reading")]
+    assert len(kept) == len(result.uncertain) and all(k["uncertain"] for k in kept)
+    assert all((tmp_path / "crops" / f"{k['crop']}.png").exists() for k in kept)
+    said = [e for e in events if e["type"] == "uncertain"]
+    assert said and all(e["advice"] for e in said)
+    empty = render_throw(ThrowSpec(dice=()), np.random.default_rng(5)).image
+    camera.read_throw(empty)
+    assert events[-1] == {"type": "source", "source": "camera", "event": "attention",
+                          "detail": "no dice seen"}  # fmt: skip
+    ledger.close()
+
+
+def _get(url: str) -> Any:
+    with urllib.request.urlopen(url, timeout=5) as reply:
+        return json.loads(reply.read())
+
+
+def test_serve_demo_runs_the_whole_chain(tmp_path: Path) -> None:
+    """Synthetic camera frames and a simulated tower on a pty, through the real pipeline,
+    resolve checks in a real `dicebridge serve --demo` process; the ledger verifies."""
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    root = Path(__file__).resolve().parents[2]
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "dicebridge", "serve", "--demo", "--port", str(port),
+         "--data-dir", str(tmp_path)],
+        cwd=root, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
+    )  # fmt: skip
+    base = f"http://127.0.0.1:{port}"
+    try:
+        assert proc.stdout is not None
+        assert f"{base}/api/docs" in proc.stdout.readline()  # it says where to look
+
+        def resolved_by_both() -> bool:
+            try:
+                throws = _get(f"{base}/api/throws?limit=200")
+            except OSError:
+                return False
+            fed = {d["source"] for t in throws if t["check"] for d in t["dice"]}
+            return {"camera", "tower:demo-tower"} <= fed
+
+        _wait(resolved_by_both, 60)
+        health = _get(f"{base}/api/health")
+        assert health["sources"]["camera"] == "connected"
+        assert health["sources"]["tower:demo-tower"] == "connected"
+    finally:
+        proc.send_signal(signal.SIGINT)
+        proc.wait(timeout=20)
+        if proc.stdout is not None:
+            proc.stdout.close()
+    with Ledger(tmp_path) as ledger:
+        assert ledger.verify().ok
+        assert any(e.body.get("status") == "resolved" for e in ledger.entries(kind="resolution"))
