@@ -18,6 +18,10 @@ cd "$DEST" && make .venv/.installed
 install -m 0644 "$DEST/deploy/dicebridge.service" /etc/systemd/system/dicebridge.service
 install -m 0644 "$DEST/deploy/99-dicebridge-towers.rules" /etc/udev/rules.d/99-dicebridge-towers.rules
 udevadm control --reload-rules && udevadm trigger
+if [ "${KIOSK:-0}" = 1 ]; then  # an HDMI screen: Chromium in kiosk mode on /kiosk
+    apt-get install -y -qq chromium-browser curl || apt-get install -y -qq chromium curl
+    install -m 0644 "$DEST/deploy/dicebridge-kiosk.desktop" /etc/xdg/autostart/dicebridge-kiosk.desktop
+fi
 systemctl daemon-reload
 systemctl enable --now dicebridge.service
 echo "dicebridge is running: systemctl status dicebridge; settings in /etc/dicebridge/dicebridge.toml"

@@ -26,9 +26,10 @@ def add_subcommand(subparsers: Any) -> None:
     parser.set_defaults(handler=run)
 
 
-def _tell_systemd(server: Any) -> None:
+def _tell_systemd(server: Any, hardware_pings: bool) -> None:
     """READY=1 once the API listens, then watchdog pings while it runs (no-ops outside
-    systemd).  The hardware loop takes the pings over when it joins the service."""
+    systemd) — unless a hardware loop runs: then that loop pings, so a hung display or
+    GPIO loop gets the service restarted."""
     from server.systemd import Notifier
 
     notifier = Notifier()
@@ -38,7 +39,7 @@ def _tell_systemd(server: Any) -> None:
         time.sleep(0.05)
     notifier.ready()
     interval = (notifier.watchdog_seconds or 0) / 2
-    while interval and not server.should_exit:
+    while interval and not hardware_pings and not server.should_exit:
         notifier.watchdog()
         time.sleep(interval)
 
@@ -82,6 +83,16 @@ def run(args: argparse.Namespace) -> int:
     if camera is not None:
         camera.start()
         stoppers.append(camera.stop)
+    try:
+        hardware = _hardware_loop(config, table)
+    except Exception as err:  # a display or GPIO pins that cannot be opened: say which
+        for stop in reversed(stoppers):
+            stop()
+        ledger.close()
+        raise SystemExit(f"dicebridge serve: {err}") from None
+    if hardware is not None:
+        hardware.start()
+        stoppers.append(hardware.stop)
     url = f"http://{config.host}:{config.port}"
     mode = " (demo: a synthetic camera and a simulated tower)" if args.demo else ""
     print(f"dicebridge{mode}: {url}/api/docs, events on ws://{config.host}:{config.port}/ws "
@@ -89,7 +100,9 @@ def run(args: argparse.Namespace) -> int:
     server = uvicorn.Server(
         uvicorn.Config(app, host=config.host, port=config.port, log_level="warning")
     )
-    watchdog = threading.Thread(target=_tell_systemd, args=(server,), daemon=True)
+    watchdog = threading.Thread(
+        target=_tell_systemd, args=(server, hardware is not None), daemon=True
+    )
     watchdog.start()
     try:
         server.run()
@@ -119,10 +132,13 @@ def _sources(
         stoppers.append(director.stop)
         frames = SyntheticCamera(lambda: next(iter(_camera_needs(table)), None))
     elif config.camera is not None:
-        from vision.frames import open_camera
+        from vision.frames import CameraError, open_camera
 
-        frames = open_camera(config.camera)
-        stoppers.append(frames.close)
+        try:
+            frames = open_camera(config.camera)
+        except CameraError as err:  # the rest of the appliance runs on; the camera says why
+            table.source_event("camera", "disconnected", {"detail": str(err)})
+            print(f"dicebridge serve: {err}", flush=True)
     if config.empty_tray is not None:
         import cv2
 
@@ -135,6 +151,19 @@ def _sources(
     from vision.reader import DiceReader
 
     return towers, CameraSource("camera", frames, DiceReader(), table, empty_tray=tray)
+
+
+def _hardware_loop(config: Any, table: Any) -> Any:
+    """The loop owning the display and the kiosk's GPIO, when the settings name either."""
+    if config.display is None and config.gpio is None:
+        return None
+    from hardware.display import open_display
+    from hardware.kiosk import KioskPanel
+    from server.hardware_loop import HardwareLoop
+
+    display = open_display(config.display) if config.display is not None else None
+    panel = KioskPanel(config.gpio) if config.gpio is not None else None
+    return HardwareLoop(table, display, panel, tumble_s=config.tumble_seconds)
 
 
 def _camera_needs(table: Any) -> list[str]:

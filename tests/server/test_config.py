@@ -80,11 +80,30 @@ def test_camera_settings(tmp_path: Path) -> None:
         load_config(path)
 
 
-def test_serve_names_a_camera_it_cannot_open(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    from dicebridge.cli import main
+def test_a_camera_that_cannot_open_is_a_source_state_not_a_crash(tmp_path: Path) -> None:
+    from dicebridge.serve import _sources
+    from server.ledger import Ledger
+    from server.table import Table
 
-    monkeypatch.setenv("DICEBRIDGE_CAMERA", str(tmp_path / "missing.avi"))
-    with pytest.raises(SystemExit, match="cannot open camera"):
-        main(["serve", "--data-dir", str(tmp_path / "data"), "--port", "1"])
+    config = load_config(None, {"DICEBRIDGE_CAMERA": str(tmp_path / "missing.avi")})
+    with Ledger(tmp_path) as ledger:
+        table = Table(ledger)
+        towers, camera = _sources(False, config, table, [])
+        assert camera is None and towers == ()
+        assert table.sources()["camera"] == "disconnected"
+
+
+def test_the_hdmi_kiosk_autostart_opens_the_kiosk_page_of_the_shipped_settings() -> None:
+    import configparser
+    import shlex
+
+    deploy = Path(__file__).resolve().parents[2] / "deploy"
+    entry = configparser.ConfigParser(interpolation=None)
+    entry.read(deploy / "dicebridge-kiosk.desktop")
+    desktop = entry["Desktop Entry"]
+    assert desktop["Type"] == "Application"
+    script = shlex.split(desktop["Exec"])[-1]  # sh -c '…'
+    port = load_config(deploy / "dicebridge.toml").port
+    assert f"http://127.0.0.1:{port}/kiosk" in script and "--kiosk" in script
+    assert f"http://127.0.0.1:{port}/api/health" in script  # waits for the service first
+    assert "dicebridge-kiosk.desktop" in (deploy / "install.sh").read_text()
