@@ -84,7 +84,7 @@ def run(args: argparse.Namespace) -> int:
         camera.start()
         stoppers.append(camera.stop)
     try:
-        hardware = _hardware_loop(config, table)
+        hardware = _hardware_loop(config, table, camera)
     except Exception as err:  # a display or GPIO pins that cannot be opened: say which
         for stop in reversed(stoppers):
             stop()
@@ -153,7 +153,7 @@ def _sources(
     return towers, CameraSource("camera", frames, DiceReader(), table, empty_tray=tray)
 
 
-def _hardware_loop(config: Any, table: Any) -> Any:
+def _hardware_loop(config: Any, table: Any, camera: Any) -> Any:
     """The loop owning the display and the kiosk's GPIO, when the settings name either."""
     if config.display is None and config.gpio is None:
         return None
@@ -162,8 +162,11 @@ def _hardware_loop(config: Any, table: Any) -> Any:
     from server.hardware_loop import HardwareLoop
 
     display = open_display(config.display) if config.display is not None else None
-    panel = KioskPanel(config.gpio) if config.gpio is not None else None
-    return HardwareLoop(table, display, panel, tumble_s=config.tumble_seconds)
+    panel = None
+    if config.gpio is not None:
+        panel = KioskPanel(config.gpio, tumbler=config.tumbler, speed=config.tumbler_speed)
+    moved = camera.moved_since if camera is not None else None
+    return HardwareLoop(table, display, panel, tumble_s=config.tumble_seconds, moved_since=moved)
 
 
 def _camera_needs(table: Any) -> list[str]:

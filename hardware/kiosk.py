@@ -20,6 +20,7 @@ from hardware.display import Screen
 from mechanics.reading import Reading
 
 STATES = ("idle", "rolling", "reading", "attention")
+TUMBLERS = ("relay", "motor", "servo")
 
 
 class KioskError(RuntimeError):
@@ -39,15 +40,61 @@ class KioskPins:
     buzzer: int | None = None
 
 
+class Tumbler:
+    """The tumble actuator, whatever drives it: ``relay`` (on/off output), ``motor``
+    (a DC motor on a PWM output at ``speed``) or ``servo`` (swings to its far end
+    while on, back and then limp when off)."""
+
+    def __init__(self, kind: str, pin: int, pin_factory: Any = None, speed: float = 1.0) -> None:
+        from gpiozero import OutputDevice, PWMOutputDevice, Servo
+
+        if kind not in TUMBLERS:
+            raise KioskError(f"the tumbler is a {', '.join(TUMBLERS)}, not {kind!r}")
+        if not 0 < speed <= 1:
+            raise KioskError(f"the motor's speed is above 0 and at most 1, not {speed}")
+        self.kind = kind
+        self._speed = speed
+        self.device: Any
+        if kind == "relay":
+            self.device = OutputDevice(pin, pin_factory=pin_factory)
+        elif kind == "motor":
+            self.device = PWMOutputDevice(pin, pin_factory=pin_factory)
+        else:
+            self.device = Servo(pin, pin_factory=pin_factory, initial_value=None)
+        self.is_active = False
+
+    def on(self) -> None:
+        if self.kind == "relay":
+            self.device.on()
+        elif self.kind == "motor":
+            self.device.value = self._speed
+        else:
+            self.device.max()
+        self.is_active = True
+
+    def off(self) -> None:
+        if self.kind == "servo":
+            self.device.min()
+            self.device.detach()  # limp: a servo held against a jam would burn
+        else:
+            self.device.off()
+        self.is_active = False
+
+    def close(self) -> None:
+        self.device.close()
+
+
 class KioskPanel:
-    def __init__(self, pins: KioskPins, pin_factory: Any = None) -> None:
+    def __init__(
+        self, pins: KioskPins, pin_factory: Any = None, tumbler: str = "relay", speed: float = 1.0
+    ) -> None:
         try:
-            from gpiozero import LED, Button, Buzzer, GPIOZeroError, OutputDevice
+            from gpiozero import LED, Button, Buzzer, GPIOZeroError
         except ImportError as err:  # pragma: no cover - gpiozero is a dependency
             raise KioskError(f"gpiozero is not installed: {err}") from None
         try:
             self.button = Button(pins.button, pin_factory=pin_factory, bounce_time=None)
-            self.actuator = OutputDevice(pins.actuator, pin_factory=pin_factory)
+            self.actuator = Tumbler(tumbler, pins.actuator, pin_factory, speed)
             self.leds = {
                 "idle": LED(pins.led_idle, pin_factory=pin_factory),
                 "rolling": LED(pins.led_rolling, pin_factory=pin_factory),

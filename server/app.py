@@ -53,7 +53,11 @@ def create_app(table: Table) -> FastAPI:
 
     @app.get("/api/health")
     def health() -> dict[str, Any]:
-        return {"status": "ok", "sources": table.sources()}
+        return {
+            "status": "ok",
+            "sources": table.sources(),
+            "source_details": table.source_details(),
+        }
 
     @app.post("/api/checks", status_code=201)
     def new_check(body: NewCheck) -> dict[str, Any]:
@@ -80,6 +84,16 @@ def create_app(table: Table) -> FastAPI:
             raise HTTPException(status_code=404, detail=f"no check {check_id}") from None
         except ReadingRefused as err:
             raise HTTPException(status_code=400, detail=str(err)) from None
+
+    @app.post("/api/checks/{check_id}/roll")
+    def roll(check_id: str) -> dict[str, Any]:
+        """The virtual source: the appliance throws the dice the check needs next."""
+        try:
+            return table.roll_virtual(check_id)
+        except UnknownCheck:
+            raise HTTPException(status_code=404, detail=f"no check {check_id}") from None
+        except ReadingRefused as err:
+            raise HTTPException(status_code=409, detail=str(err)) from None
 
     @app.get("/api/throws")
     def throws(limit: int = Query(50, ge=1, le=1000)) -> list[dict[str, Any]]:

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import contextlib
 import threading
+import time
 from typing import Any
 
 import numpy as np
@@ -44,6 +45,7 @@ class CameraSource:
         self._stop = threading.Event()
         self._thread: threading.Thread | None = None
         self.throws_read = 0
+        self._last_motion = float("-inf")  # time.monotonic() of the last moving frame
 
     # --- the thread -----------------------------------------------------------------------
     def start(self) -> None:
@@ -67,10 +69,18 @@ class CameraSource:
                         self.name, "disconnected", {"detail": "no more frames"}
                     )
                     return
-                if self._settle.feed(frame).settled:
+                state = self._settle.feed(frame)
+                if state.moving:
+                    self._last_motion = time.monotonic()
+                if state.settled:
                     self.read_throw(frame.image)
         except CameraError as err:
             self._table.source_event(self.name, "disconnected", {"detail": str(err)})
+
+    def moved_since(self, moment: float) -> bool:
+        """Whether the camera saw the dice move after ``moment`` (time.monotonic()):
+        a tumbler that ran while nothing moved is jammed."""
+        return self._last_motion > moment
 
     # --- one settled throw ----------------------------------------------------------------
     def expected_die(self) -> str:

@@ -41,6 +41,8 @@ class Config:
     display: str | None = None  # ssd1306, st7789 or None
     gpio: KioskPins | None = None  # None: no kiosk hardware
     tumble_seconds: float = 1.5
+    tumbler: str = "relay"  # what drives the tumble: relay, motor (PWM) or servo
+    tumbler_speed: float = 1.0  # a motor's PWM duty, above 0 and at most 1
     towers: tuple[TowerConfig, ...] = field(default_factory=tuple)
     camera: str | None = None  # "0" (a webcam), "picamera2", a video file or URL; None: none
     empty_tray: Path | None = None  # a photo of the empty tray, for the camera
@@ -56,6 +58,8 @@ SCALARS: dict[str, type] = {
     "data_dir": str,
     "display": str,
     "tumble_seconds": float,
+    "tumbler": str,
+    "tumbler_speed": float,
     "camera": str,
     "empty_tray": str,
 }
@@ -94,6 +98,12 @@ def load_config(path: Path | None = None, env: Mapping[str, str] | None = None) 
     config = Config(**values)
     if not 0 < config.port < 65536:
         raise ConfigError(f"port must be between 1 and 65535, not {config.port}")
+    if config.tumbler not in ("relay", "motor", "servo"):
+        raise ConfigError(f"tumbler must be relay, motor or servo, not {config.tumbler!r}")
+    if not 0 < config.tumbler_speed <= 1:
+        raise ConfigError(
+            f"tumbler_speed must be above 0 and at most 1, not {config.tumbler_speed}"
+        )
     if config.display not in (None, "ssd1306", "st7789"):
         raise ConfigError(f"display must be ssd1306 or st7789, not {config.display!r}")
     return config

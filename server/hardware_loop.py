@@ -17,6 +17,7 @@ import contextlib
 import queue
 import threading
 import time
+from collections.abc import Callable
 from typing import Any
 
 from hardware.display import DisplayError, LumaDisplay, Screen
@@ -47,6 +48,8 @@ class HardwareLoop:
         tumble_s: float = 1.5,
         read_timeout_s: float = 10.0,
         notifier: Notifier | None = None,
+        moved_since: Callable[[float], bool] | None = None,
+        jam_grace_s: float = 2.0,
     ) -> None:
         self._table = table
         self._display = display
@@ -58,6 +61,9 @@ class HardwareLoop:
         self._stop = threading.Event()
         self._thread = threading.Thread(target=self._run, name="hardware", daemon=True)
         self._waiting_until: float | None = None  # a roll waits for the camera until then
+        self._moved_since = moved_since  # the camera's word on whether the dice moved
+        self.jam_grace_s = jam_grace_s
+        self._jam_check: tuple[float, float] | None = None  # (tumble began, give up at)
         self._last_ping = 0.0
         self.rolls = 0
         self.shown: list[Screen] = []  # what the display was asked to show, newest last
@@ -90,6 +96,13 @@ class HardwareLoop:
                 event = None
             if event is not None:
                 self.handle(event)
+            if self._jam_check is not None and self._moved_since is not None:
+                began, give_up = self._jam_check
+                if self._moved_since(began):
+                    self._jam_check = None
+                elif time.monotonic() > give_up:
+                    self._jam_check = self._waiting_until = None
+                    self._attention("the tumbler seems jammed: the dice did not move")
             if self._waiting_until is not None and time.monotonic() > self._waiting_until:
                 self._waiting_until = None
                 self._attention("the camera read no dice after the roll")
@@ -127,6 +140,7 @@ class HardwareLoop:
         self.rolls += 1
         self._state("rolling")
         self._show(Screen("…", "rolling"))
+        began = time.monotonic()
         self._panel.actuator.on()
         try:
             self._stop.wait(self.tumble_s)
@@ -134,6 +148,7 @@ class HardwareLoop:
             self._panel.actuator.off()  # never left running, whatever happens
         self._state("reading")
         self._waiting_until = time.monotonic() + self.read_timeout_s
+        self._jam_check = (began, time.monotonic() + self.jam_grace_s)
 
     # --- devices --------------------------------------------------------------------------
     def _attention(self, message: str) -> None:

@@ -8,15 +8,17 @@ back.  A refused reading changes nothing and is not recorded as a throw.
 
 from __future__ import annotations
 
+import random
 import threading
 import uuid
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from datetime import UTC, datetime
 from typing import Any
 
 from mechanics.check import DiceCheck
 from mechanics.check_factory import create_check
-from mechanics.reading import Reading, ReadingRefused
+from mechanics.reading import Reading, ReadingRefused, faces_of
 from server.ledger import Ledger
 from server.registry import DiceRegistry
 
@@ -39,13 +41,21 @@ class ActiveCheck:
 
 
 class Table:
-    def __init__(self, ledger: Ledger, registry: DiceRegistry | None = None) -> None:
+    def __init__(
+        self,
+        ledger: Ledger,
+        registry: DiceRegistry | None = None,
+        rng: random.Random | None = None,
+    ) -> None:
+        # the virtual source's dice: the operating system's randomness unless one is given
+        self._rng = rng if rng is not None else random.SystemRandom()
         self._ledger = ledger
         self.ledger = ledger  # read by the audits
         self.registry = registry if registry is not None else DiceRegistry(ledger)
         self._checks: dict[str, ActiveCheck] = {}
         self._listeners: list[Listener] = []
         self._sources: dict[str, str] = {"manual": "ready"}
+        self._source_info: dict[str, dict[str, Any]] = {}  # last news and counts per source
         self._lock = threading.Lock()
 
     # --- outputs ----------------------------------------------------------------------------
@@ -106,6 +116,7 @@ class Table:
             active.check = updated
         dice = _plain(readings, extras)
         self._ledger.append("throw", {"check": check_id, "dice": dice})
+        self._count(dice)
         for reading in dice:
             self._announce({"type": "reading", "check": check_id, **reading})
         state = active.to_dict()
@@ -113,6 +124,17 @@ class Table:
             self._ledger.append("resolution", {"check": check_id, **state})
         self._announce({"type": "check", **state})
         return state
+
+    def roll_virtual(self, check_id: str) -> dict[str, Any]:
+        """The virtual source: the appliance throws the dice the check asks for itself."""
+        need = self._active(check_id).check.need()
+        if need is None:
+            raise ReadingRefused("the check is resolved: it needs no more dice")
+        faces = faces_of(need.die)
+        readings = [
+            Reading(need.die, self._rng.choice(faces), 1.0, "virtual") for _ in range(need.count)
+        ]
+        return self.add_dice(check_id, readings)
 
     def needs(self) -> list[str]:
         """The die types the unresolved checks wait for, oldest check first."""
@@ -124,6 +146,7 @@ class Table:
         """A die a source saw but could not read surely: kept (for disputes), announced
         with what to do, fed to no check."""
         self._ledger.append("reading", {"source": source, "uncertain": True, **detail})
+        self._count([{"source": source}], "uncertain")
         self._announce({"type": "uncertain", "source": source, **detail})
 
     def from_source(
@@ -150,6 +173,7 @@ class Table:
                     continue  # e.g. more dice than it needs: try the next check
         dice = _plain(readings, extras)
         self._ledger.append("throw", {"check": None, "source": source, "dice": dice})
+        self._count(dice)
         for reading in dice:
             self._announce({"type": "reading", "check": None, **reading})
         return None
@@ -169,18 +193,49 @@ class Table:
 
     def source_event(self, source: str, kind: str, detail: dict[str, Any]) -> None:
         """A source's own news (connected, disconnected, a die to re-throw, a fault)."""
-        if kind in ("connected", "disconnected", "retrying"):
-            with self._lock:
+        with self._lock:
+            info = self._info(source)
+            if kind in ("connected", "disconnected", "retrying"):
                 self._sources[source] = kind
+                info["since"] = _now()
+            info["last_event"] = kind
+            info["detail"] = str(detail.get("detail", ""))
+            info["events"] += 1
         self._announce({"type": "source", "source": source, "event": kind, **detail})
 
     def sources(self) -> dict[str, str]:
         with self._lock:
             return dict(self._sources)
 
+    def source_details(self) -> dict[str, dict[str, Any]]:
+        """Per source: its state, since when, its last news, and how many dice it gave."""
+        with self._lock:
+            return {
+                name: {"state": self._sources.get(name, "ready"), **info}
+                for name, info in self._source_info.items()
+            }
+
+    def _info(self, source: str) -> dict[str, Any]:
+        return self._source_info.setdefault(
+            source,
+            {"since": None, "last_event": None, "detail": "", "events": 0, "readings": 0,
+             "uncertain": 0, "last_reading_at": None},
+        )  # fmt: skip
+
+    def _count(self, readings: Sequence[dict[str, Any]], key: str = "readings") -> None:
+        with self._lock:
+            for r in readings:
+                info = self._info(str(r.get("source", "manual")))
+                info[key] += 1
+                info["last_reading_at"] = _now()
+
     def throws(self, limit: int = 50) -> list[dict[str, Any]]:
         rows = [{"id": e.id, "at": e.at, **e.body} for e in self._ledger.entries(kind="throw")]
         return rows[-limit:][::-1]
+
+
+def _now() -> str:
+    return datetime.now(UTC).isoformat(timespec="seconds")
 
 
 def _plain(

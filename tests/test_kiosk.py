@@ -118,3 +118,30 @@ def test_a_second_press_during_a_roll_is_ignored(panel: KioskPanel) -> None:
 def test_pins_in_use_are_a_clear_error(factory: MockFactory, panel: KioskPanel) -> None:
     with pytest.raises(KioskError, match="cannot claim"):
         KioskPanel(PINS, pin_factory=factory)  # the same pins, already claimed
+
+
+@pytest.mark.parametrize(("kind", "on_state"), [("motor", 0.6), ("servo", None)])
+def test_pwm_tumblers_run_for_the_roll_then_stop(kind: str, on_state: float | None) -> None:
+    from gpiozero.pins.mock import MockPWMPin
+
+    factory = MockFactory(pin_class=MockPWMPin)
+    try:
+        panel = KioskPanel(PINS, pin_factory=factory, tumbler=kind, speed=0.6)
+        cycle, _, _ = make_cycle(panel, [Reading("d6", 4)])
+        assert cycle.roll() is not None
+        states = [state for _, state in factory.pin(PINS.actuator).states]
+        if kind == "motor":
+            assert states[-2:] == [0.6, 0]  # ran at the set speed, then stopped
+        else:  # a servo: pulses to its far end while tumbling, then limp (no pulses)
+            far = max(states)
+            assert far > 0.09 and states[-1] == 0 and not panel.actuator.is_active
+        panel.close()
+    finally:
+        factory.reset()
+
+
+def test_a_servo_needs_a_pwm_pin_and_bad_tumblers_are_named(factory: MockFactory) -> None:
+    with pytest.raises(KioskError, match="GPIO pins"):
+        KioskPanel(PINS, pin_factory=factory, tumbler="servo")  # plain MockPin: no PWM
+    with pytest.raises(KioskError, match="not 'crank'"):
+        KioskPanel(PINS, pin_factory=MockFactory(), tumbler="crank")

@@ -221,3 +221,24 @@ def test_a_simulated_tower_resolves_a_check_through_the_service(tmp_path: Path) 
     assert named == {"left-a", "left-b"}
     assert ledger.verify().ok
     ledger.close()
+
+
+def test_the_virtual_source_throws_what_the_check_needs(tmp_path: Path) -> None:
+    import random
+
+    ledger = Ledger(tmp_path)
+    with TestClient(create_app(Table(ledger, rng=random.Random(4)))) as client:
+        check = client.post(
+            "/api/checks", json={"system": "d6pool", "params": {"level": 3, "difficulty": 4}}
+        )
+        url = f"/api/checks/{check.json()['id']}/roll"
+        state = client.post(url).json()
+        while state["status"] == "need":  # explosions ask for more: roll again
+            state = client.post(url).json()
+        assert state["status"] == "resolved"
+        assert client.post(url).status_code == 409  # resolved: no more dice
+        assert client.post("/api/checks/nope/roll").status_code == 404
+        throws = client.get("/api/throws").json()
+        assert throws and all(d["source"] == "virtual" and 1 <= d["face"] <= 6
+                              for t in throws for d in t["dice"])  # fmt: skip
+    ledger.close()

@@ -116,6 +116,9 @@ def test_serve_demo_runs_the_whole_chain(tmp_path: Path) -> None:
         health = _get(f"{base}/api/health")
         assert health["sources"]["camera"] == "connected"
         assert health["sources"]["tower:demo-tower"] == "connected"
+        details = health["source_details"]
+        assert details["camera"]["readings"] >= 1 and details["camera"]["since"]
+        assert details["tower:demo-tower"]["readings"] >= 1
     finally:
         proc.send_signal(signal.SIGINT)
         proc.wait(timeout=20)

@@ -43,6 +43,8 @@ def test_file_then_environment(tmp_path: Path) -> None:
         ("port = 'eighty'", "port must be a int"),
         ("port = 70000", "between 1 and 65535"),
         ('display = "vga"', "ssd1306 or st7789"),
+        ('tumbler = "crank"', "relay, motor or servo"),
+        ("tumbler_speed = 1.5", "at most 1"),
         ("[gpio]\nbuton = 3", "unknown gpio pin 'buton'"),
         ('[[towers]]\nname = "x"', "needs a port or a usb id"),
         ('[[towers]]\nname = "x"\nport = "/dev/x"\nmode = "fast"', "auto, binary or text"),

@@ -131,3 +131,22 @@ def test_the_watchdog_is_pinged_from_the_hardware_loop(table: Table, tmp_path: P
         with pytest.raises(TimeoutError):  # a stopped loop pings no more
             while True:
                 systemd.recv(100)
+
+
+def test_a_tumble_the_camera_saw_no_motion_in_is_a_jam(table: Table, panel: KioskPanel) -> None:
+    still = render_throw(ThrowSpec(dice=("d6",)), np.random.default_rng(9)).image
+    frames = Replay([still] * 2000, interval=0.01)  # the dice never move
+    camera = CameraSource("camera", frames, DiceReader(), table)
+    loop = HardwareLoop(table, None, panel, tumble_s=0.05, moved_since=camera.moved_since,
+                        jam_grace_s=0.5)  # fmt: skip
+    camera.start()
+    loop.start()
+    try:
+        _until(lambda: camera.throws_read == 1)  # the camera has watched the still tray
+        panel.button.pin.drive_low()
+        panel.button.pin.drive_high()
+        _until(lambda: lit(panel) == ["attention"])
+        assert "jammed" in loop.shown[-1].detail
+    finally:
+        loop.stop()
+        camera.stop()
