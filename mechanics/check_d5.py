@@ -17,6 +17,9 @@ from mechanics import d5, d5_tables
 from mechanics.check import DiceCheck, Resolution
 from mechanics.reading import Need, Reading
 
+MAX_AT_LEAST = 1000  # beyond it the chance is 0 or 1 to a hundred digits
+MAX_DECIMALS = 15
+
 
 @dataclass(frozen=True, kw_only=True)
 class D5Check(DiceCheck):
@@ -31,8 +34,13 @@ class D5Check(DiceCheck):
     def __post_init__(self) -> None:
         if self.die not in ("d5", "d10", "d6", "d100"):
             raise ValueError("the d5 system is thrown with d5, d10, d6 or d100")
-        if self.decimals < 0:
-            raise ValueError("the number of decimals cannot be negative")
+        if not 0 <= self.decimals <= MAX_DECIMALS:
+            raise ValueError(f"decimals run from 0 to {MAX_DECIMALS}, not {self.decimals}")
+        if abs(self.at_least) > MAX_AT_LEAST:
+            raise ValueError(
+                f"at_least must be within ±{MAX_AT_LEAST} (beyond it the chance is 0 or 1 "
+                "to a hundred digits)"
+            )
 
     @property
     def _roll_readings(self) -> tuple[Reading, ...]:

@@ -26,6 +26,9 @@ from mechanics.reading import Need, Reading, ReadingRefused
 Mode = Literal["adaptive", "value", "table"]
 
 
+MAX_HOPS = 1000  # far past any table's use; the arithmetic overflows near 10⁹
+
+
 @dataclass(frozen=True, kw_only=True)
 class DphiCheck(DiceCheck):
     """σdφ + μ > ``beat`` from physical dice used as digits (``die``: d10, d20, d6, d100)."""
@@ -49,6 +52,8 @@ class DphiCheck(DiceCheck):
         digits.digit_base(self.die)
         if self.precision <= 0:
             raise ValueError("the precision must be positive")
+        if not abs(self.hops) <= MAX_HOPS:
+            raise ValueError(f"hops must be within ±{MAX_HOPS}, not {self.hops}")
         self.threshold  # noqa: B018 (validates the roll and the critical boost)
 
     @property

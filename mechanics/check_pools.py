@@ -8,7 +8,7 @@ from fractions import Fraction
 from mechanics import d6pool, decibel
 from mechanics.check import DiceCheck, Resolution
 from mechanics.peupfudge import CHECK_DICE, OPPOSED_DICE, Action, Participant, opposed
-from mechanics.reading import Need, Reading
+from mechanics.reading import MAX_DICE, Need, Reading
 
 
 def d6_as_fudge(face: int) -> int:
@@ -30,8 +30,8 @@ class PeupfudgeCheck(DiceCheck):
     def __post_init__(self) -> None:
         if self.die not in ("dF", "d6"):
             raise ValueError("Peupfudge is thrown with dF, or with d6s read as dF")
-        if self.dice < 0:
-            raise ValueError(f"cannot throw {self.dice} dice")
+        if not 0 <= self.dice <= MAX_DICE:
+            raise ValueError(f"a check throws 0 to {MAX_DICE} dice, not {self.dice}")
 
     def _fudge(self, r: Reading) -> int:
         return r.face if r.die == "dF" else d6_as_fudge(r.face)
@@ -66,6 +66,12 @@ class D6PoolCheck(DiceCheck):
     roller: d6pool.Roller
     difficulty: int
     system: str = field(default="d6pool", init=False)
+
+    def __post_init__(self) -> None:
+        if self.roller.dice > MAX_DICE:
+            raise ValueError(
+                f"a pool of {self.roller.dice} dice is beyond the {MAX_DICE} a table holds"
+            )
 
     def _faces(self, face: int) -> tuple[int, int]:
         """(wins, extra dice) for a face under the roller's fate (the seed's table)."""

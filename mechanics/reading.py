@@ -17,6 +17,7 @@ DIE_FACES: tuple[tuple[str, tuple[int, ...]], ...] = (
     ("d100", tuple(range(1, 101))),
 )
 DIE_TYPES = tuple(name for name, _ in DIE_FACES)
+MAX_DICE = 200  # more dice than a table holds: a check asking for more is refused
 
 
 class ReadingRefused(ValueError):

@@ -63,7 +63,7 @@ def create_app(table: Table) -> FastAPI:
     def new_check(body: NewCheck) -> dict[str, Any]:
         try:
             return table.create(body.system, body.params)
-        except (ValueError, TypeError) as err:
+        except (ValueError, TypeError, ArithmeticError) as err:
             raise HTTPException(status_code=422, detail=str(err)) from None
 
     @app.get("/api/checks/{check_id}")

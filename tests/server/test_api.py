@@ -242,3 +242,21 @@ def test_the_virtual_source_throws_what_the_check_needs(tmp_path: Path) -> None:
         assert throws and all(d["source"] == "virtual" and 1 <= d["face"] <= 6
                               for t in throws for d in t["dice"])  # fmt: skip
     ledger.close()
+
+
+@pytest.mark.parametrize(
+    ("system", "params", "says"),
+    [
+        ("d6pool", {"level": 10**6, "difficulty": 3}, "beyond the 200"),
+        ("peupfudge", {"dice": 10**5, "level": 1, "bonus": 0, "difficulty": 1}, "0 to 200 dice"),
+        ("d5", {"at_least": 10**9}, "within ±1000"),
+        ("d5", {"at_least": 2, "decimals": 10**6}, "decimals run from 0 to 15"),
+        ("dphi", {"might": 0.5, "hops": 10**9}, "hops must be within"),
+        ("dphi", {"might": "x"}, "real number"),
+    ],
+)
+def test_parameters_past_any_table_are_refused_at_once(
+    client: TestClient, system: str, params: dict[str, object], says: str
+) -> None:
+    reply = client.post("/api/checks", json={"system": system, "params": params})
+    assert reply.status_code == 422 and says in reply.json()["detail"]
