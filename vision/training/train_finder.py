@@ -136,6 +136,8 @@ def main() -> None:
         )
     net = net.cpu().eval()
     args.out.parent.mkdir(parents=True, exist_ok=True)
+    # the weights too, so a later round can fine-tune instead of starting over
+    torch.save(net.state_dict(), args.out.with_suffix(".pt"))
     torch.onnx.export(
         net,
         torch.zeros(1, 3, INPUT, INPUT),
