@@ -95,10 +95,16 @@ def run(args: argparse.Namespace) -> int:
         stoppers.append(hardware.stop)
     url = f"http://{config.host}:{config.port}"
     mode = " (demo: a synthetic camera and a simulated tower)" if args.demo else ""
-    print(f"dicebridge{mode}: {url}/api/docs, events on ws://{config.host}:{config.port}/ws "
-          f"(ledger in {ledger.path})", flush=True)  # fmt: skip
+    print(f"dicebridge{mode}: open {url}/ (the table; {url}/kiosk for a big screen, "
+          f"{url}/api/docs for the API; ledger in {ledger.path})", flush=True)  # fmt: skip
     server = uvicorn.Server(
-        uvicorn.Config(app, host=config.host, port=config.port, log_level="warning")
+        uvicorn.Config(
+            app,
+            host=config.host,
+            port=config.port,
+            log_level="warning",
+            timeout_graceful_shutdown=3,
+        )  # open WebSockets must not hold a stop
     )
     watchdog = threading.Thread(
         target=_tell_systemd, args=(server, hardware is not None), daemon=True

@@ -150,6 +150,9 @@ def create_app(table: Table) -> FastAPI:
         finally:
             unsubscribe()
 
+    from server.web import mount_web
+
+    mount_web(app)
     return app
 
 

@@ -1,0 +1,118 @@
+"use strict";
+let systems = {};
+const cards = new Map();
+
+function params() {
+  const out = {};
+  for (const input of document.querySelectorAll("#fields [name]")) {
+    if (input.type === "checkbox") { if (input.checked) out[input.name] = true; continue; }
+    if (input.value === "") continue;
+    out[input.name] = input.dataset.kind === "int" ? parseInt(input.value, 10)
+      : input.dataset.kind === "number" ? parseFloat(input.value) : input.value;
+  }
+  return out;
+}
+
+function buildFields() {
+  const fields = document.getElementById("fields");
+  fields.replaceChildren();
+  for (const p of systems[document.getElementById("system").value]) {
+    const id = `p-${p.name}`;
+    let input;
+    if (p.kind === "flag") input = el("input", { type: "checkbox", id, name: p.name });
+    else if (p.kind === "choice") input = el("select", { id, name: p.name },
+      p.choices.map((c) => el("option", { value: c, selected: c === p.default }, c)));
+    else input = el("input", { id, name: p.name, type: p.kind === "text" ? "text" : "number",
+      step: p.kind === "int" ? "1" : "any", required: p.required,
+      value: p.default === null ? "" : p.default, "data-kind": p.kind });
+    fields.append(el("div", {}, el("label", { for: id }, p.name.replaceAll("_", " ")), input,
+      el("span", { class: "help" }, p.help)));
+  }
+  preview();
+}
+
+let previewTimer = null;
+function preview() {
+  clearTimeout(previewTimer);
+  previewTimer = setTimeout(async () => {
+    const odds = document.getElementById("odds"), error = document.getElementById("form-error");
+    try {
+      const r = await api("/api/odds", { method: "POST", body: { system: document.getElementById("system").value, params: params() } });
+      odds.textContent = `${r.description}: ${percent(r.probability)}${r.exact ? ` (exactly ${r.exact})` : ""}`;
+      document.getElementById("chart").replaceChildren(
+        r.distribution ? chart(r.distribution, r.success_from) : curve(r.might, r.swing, 0));
+      error.textContent = "";
+    } catch (e) {
+      odds.textContent = ""; document.getElementById("chart").replaceChildren();
+      error.textContent = e.message;
+    }
+  }, 150);
+}
+
+function entry(check) {
+  const need = check.need && check.need[0];
+  if (!need) return null;
+  const inputs = [];
+  for (let i = 0; i < need.count && i < 50; i++) {
+    inputs.push(el("input", { type: "number", "aria-label": `${need.die} number ${i + 1}`,
+      class: "face", step: "1", required: true }));
+  }
+  const error = el("p", { class: "error", role: "alert" });
+  const form = el("form", { onsubmit: async (ev) => {
+      ev.preventDefault();
+      const dice = [...form.querySelectorAll("input.face")].map((x) => ({ die: need.die, value: parseInt(x.value, 10) }));
+      try { update(await api(`/api/checks/${check.id}/dice`, { method: "POST", body: { dice } })); }
+      catch (e) { error.textContent = e.message; }
+    } },
+    el("label", {}, `Enter the ${need.count} ${need.die} by hand`), inputs, " ",
+    el("button", { type: "submit" }, "Enter dice"), " ",
+    el("button", { type: "button", onclick: async () => {
+      try { update(await api(`/api/checks/${check.id}/roll`, { method: "POST" })); }
+      catch (e) { error.textContent = e.message; } } }, "Let the appliance throw"),
+    error);
+  return form;
+}
+
+function update(check) {
+  document.getElementById("no-checks")?.remove();
+  let card = cards.get(check.id);
+  if (!card) {
+    card = el("article", { class: "card", "data-check": check.id });
+    cards.set(check.id, card);
+    document.getElementById("checks").prepend(card);
+  }
+  const title = el("h3", {}, `${check.system} ${Object.entries(check.params || {}).map(([k, v]) => `${k}=${v}`).join(" ")}`);
+  if (check.status === "resolved") {
+    card.replaceChildren(title,
+      el("p", { class: `outcome ${check.success ? "success" : "failure"}` },
+        el("strong", {}, `${check.outcome}`),
+        typeof check.value === "number" ? ` — ${Number.isInteger(check.value) ? check.value : check.value.toFixed(2)}` : ""),
+      el("p", {}, check.explanation || ""),
+      el("p", { class: "status" }, `dice: ${(check.readings || []).map((r) => `${r.die}:${faceText(r.die, r.face)}`).join(" ")}`));
+  } else {
+    card.replaceChildren(title,
+      el("p", { class: "prompt" }, check.prompt || ""),
+      el("p", { class: "status" }, `chance now: ${percent(check.probability)}`),
+      entry(check));
+  }
+}
+
+async function start() {
+  systems = await api("/api/systems");
+  const select = document.getElementById("system");
+  for (const name of Object.keys(systems)) select.append(el("option", { value: name }, name));
+  select.addEventListener("change", buildFields);
+  document.getElementById("fields").addEventListener("input", preview);
+  buildFields();
+  document.getElementById("check-form").addEventListener("submit", async (ev) => {
+    ev.preventDefault();
+    const error = document.getElementById("form-error");
+    try {
+      update(await api("/api/checks", { method: "POST", body: { system: select.value, params: params() } }));
+      error.textContent = "";
+    } catch (e) { error.textContent = e.message; }
+  });
+  listen((event) => { if (event.type === "check" && cards.has(event.id)) update(event); },
+         (state) => { document.getElementById("live").textContent = state; });
+}
+start();

@@ -1,0 +1,131 @@
+"""The web page as a person uses it: Playwright driving Debian's headless Chromium against a
+real `dicebridge serve` process.  Screenshots of each page go to build/screenshots/."""
+
+from __future__ import annotations
+
+import shutil
+import socket
+import subprocess
+import sys
+import time
+import urllib.request
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[2]
+SHOTS = ROOT / "build" / "screenshots"
+CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
+
+pytestmark = pytest.mark.skipif(
+    CHROMIUM is None, reason="no chromium here (`make test` installs Debian's chromium when it can)"
+)
+
+
+@pytest.fixture(scope="module")
+def base(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    data = tmp_path_factory.mktemp("data")
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "dicebridge", "serve", "--port", str(port), "--data-dir", str(data)],
+        cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+    )  # fmt: skip
+    url = f"http://127.0.0.1:{port}"
+    deadline = time.monotonic() + 20
+    while True:
+        try:
+            with urllib.request.urlopen(f"{url}/api/health", timeout=2):
+                break
+        except OSError:
+            assert time.monotonic() < deadline, "the service did not come up"
+            time.sleep(0.2)
+    yield url
+    proc.terminate()
+    try:
+        proc.wait(timeout=15)
+    except subprocess.TimeoutExpired:
+        proc.kill()
+        proc.wait()
+        raise
+
+
+@pytest.fixture(scope="module")
+def browser() -> Iterator[object]:
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as p:
+        launched = p.chromium.launch(executable_path=CHROMIUM, headless=True,
+                                     args=["--no-sandbox"])  # fmt: skip
+        yield launched
+        launched.close()
+
+
+def test_a_check_set_up_and_entered_by_hand_shows_live_on_the_kiosk(
+    base: str, browser: object
+) -> None:
+    from playwright.sync_api import Browser, expect
+
+    assert isinstance(browser, Browser)
+    SHOTS.mkdir(parents=True, exist_ok=True)
+    table = browser.new_page()
+    kiosk = browser.new_page()
+    kiosk.goto(f"{base}/kiosk")
+    expect(kiosk.locator("#live")).to_have_text("live")
+    table.goto(base)
+    table.select_option("#system", "dphi")
+    table.fill("#p-might", "0.5")
+    expect(table.locator("#odds")).to_contain_text("52.49%")  # the exact odds before throwing
+    expect(table.locator("#chart svg polygon.hit")).to_be_attached()  # dφ's curve, shaded
+    table.screenshot(path=str(SHOTS / "table.png"), full_page=True)
+    table.click("text=Start the check")
+    card = table.locator("article.card").first
+    expect(card.locator(".prompt")).to_have_text("throw 1 d10")
+    card.get_by_label("d10 number 1").fill("4")
+    card.get_by_role("button", name="Enter dice").click()
+    expect(card.locator(".prompt")).to_contain_text("d10")  # a 4 is a middle digit: one more
+    card.get_by_label("d10 number 1").fill("8")
+    card.get_by_role("button", name="Enter dice").click()
+    expect(card.locator(".outcome")).to_contain_text("success")
+    expect(kiosk.locator("#detail")).to_contain_text("dphi: success")  # live, by itself
+    kiosk.screenshot(path=str(SHOTS / "kiosk.png"))
+    table.screenshot(path=str(SHOTS / "table-resolved.png"), full_page=True)
+
+
+def test_bad_input_on_the_page_says_what_is_wrong(base: str, browser: object) -> None:
+    from playwright.sync_api import Browser, expect
+
+    assert isinstance(browser, Browser)
+    page = browser.new_page()
+    page.goto(base)
+    page.select_option("#system", "d6pool")
+    page.fill("#p-level", "100000")
+    expect(page.locator("#form-error")).not_to_be_empty()
+    page.fill("#p-level", "3")
+    page.fill("#p-difficulty", "4")
+    expect(page.locator("#chart svg rect.hit").first).to_be_attached()  # the bars that succeed
+    page.click("text=Start the check")
+    card = page.locator("article.card").first
+    card.get_by_label("d6 number 1").fill("9")
+    card.get_by_label("d6 number 2").fill("2")
+    card.get_by_label("d6 number 3").fill("2")
+    card.get_by_role("button", name="Enter dice").click()
+    expect(card.locator(".error")).to_contain_text("no face 9")
+    expect(card.locator(".prompt")).to_have_text("throw 3 d6")  # nothing was recorded
+
+
+def test_history_lists_throws_and_every_page_is_served_locally(base: str, browser: object) -> None:
+    from playwright.sync_api import Browser, expect
+
+    assert isinstance(browser, Browser)
+    page = browser.new_page()
+    outside: list[str] = []
+    page.on("request", lambda r: outside.append(r.url) if not r.url.startswith(base) else None)
+    page.goto(f"{base}/history")
+    expect(page.locator("#rows tr").first).to_be_attached()
+    page.screenshot(path=str(SHOTS / "history.png"), full_page=True)
+    for path in ("/", "/kiosk"):
+        page.goto(f"{base}{path}")
+    assert outside == []  # no CDN, no outside fonts
