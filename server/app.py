@@ -9,7 +9,7 @@ from __future__ import annotations
 import asyncio
 from typing import Any
 
-from fastapi import FastAPI, HTTPException, Query, WebSocket, WebSocketDisconnect
+from fastapi import FastAPI, HTTPException, Path, Query, WebSocket, WebSocketDisconnect
 from pydantic import BaseModel, Field
 
 from audit.ledger_audit import audit_die
@@ -122,7 +122,9 @@ def create_app(table: Table) -> FastAPI:
             raise HTTPException(status_code=409, detail=str(err)) from None
 
     @app.post("/api/throws/{throw_id}/confirm", status_code=201)
-    def confirm(throw_id: int, body: Confirmation) -> dict[str, Any]:
+    def confirm(
+        body: Confirmation, throw_id: int = Path(ge=1, le=2**62, description="the throw's row")
+    ) -> dict[str, Any]:
         try:
             return table.registry.confirm(throw_id, body.index, body.face)
         except NotFound as err:
