@@ -53,14 +53,21 @@ def run(args: argparse.Namespace) -> int:
     elif args.format == "md":
         print("\n\n".join(to_markdown(t) for t in tables))
     else:
-        if args.system == "dphi":
-            main, tail, check = tables
-            tables = [side_by_side(main, 5), pivot_tail(tail), check]
-            title = "dφ with d10s: read a d100 (two d10s), 00 = 100"
-        else:
-            title = "d5 stop-die tables"
-        print(to_html(title, tables))
+        print(printable(args.system, tables))
     return 0
+
+
+def printable(system: str, tables: list[Table] | None = None) -> str:
+    """The print-ready A4 page of a system's tables (also served at /tables/SYSTEM)."""
+    if tables is None:
+        tables = dphi(CHECK_RATIOS) if system == "dphi" else d5()
+    if system == "dphi":
+        main, tail, check = tables
+        return to_html(
+            "dφ with d10s: read a d100 (two d10s), 00 = 100",
+            [side_by_side(main, 5), pivot_tail(tail), check],
+        )
+    return to_html("d5 stop-die tables", tables)
 
 
 def side_by_side(table: Table, groups: int) -> Table:

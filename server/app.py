@@ -10,6 +10,7 @@ import asyncio
 from typing import Any
 
 from fastapi import FastAPI, HTTPException, Path, Query, WebSocket, WebSocketDisconnect
+from fastapi.responses import HTMLResponse
 from pydantic import BaseModel, Field
 
 from audit.ledger_audit import audit_die
@@ -120,6 +121,21 @@ def create_app(table: Table) -> FastAPI:
             raise HTTPException(status_code=404, detail=str(err)) from None
         except LogError as err:
             raise HTTPException(status_code=409, detail=str(err)) from None
+
+    @app.get("/audit/{die_id}", response_class=HTMLResponse, include_in_schema=False)
+    def die_report(die_id: str) -> str:
+        """The printable audit report of a registered die (the audit page links here)."""
+        from audit.report import render
+
+        try:
+            done = audit_die(table.ledger, table.registry, die_id)
+        except NotFound as err:
+            raise HTTPException(status_code=404, detail=str(err)) from None
+        except LogError as err:
+            raise HTTPException(status_code=409, detail=str(err)) from None
+        d = done.die
+        title = f"Audit of {d.name} ({', '.join(x for x in (d.type, d.colour, d.set) if x)})"
+        return render(done.result, title, done.recognizer)
 
     @app.post("/api/throws/{throw_id}/confirm", status_code=201)
     def confirm(

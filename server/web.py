@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from fastapi import FastAPI, HTTPException
-from fastapi.responses import FileResponse
+from fastapi.responses import FileResponse, HTMLResponse
 from fastapi.staticfiles import StaticFiles
 from pydantic import BaseModel, Field
 
@@ -22,7 +22,13 @@ from dicebridge import odds
 from mechanics.check_factory import parameter_names
 
 STATIC = Path(__file__).resolve().parent / "static"
-PAGES = {"/": "table.html", "/kiosk": "kiosk.html", "/history": "history.html"}
+PAGES = {
+    "/": "table.html",
+    "/kiosk": "kiosk.html",
+    "/history": "history.html",
+    "/tables": "tables.html",
+    "/audit": "audit.html",
+}
 
 
 class OddsQuery(BaseModel):
@@ -95,6 +101,14 @@ def mount_web(app: FastAPI) -> None:
             return odds_for(body.system, body.params)
         except (ValueError, TypeError, ArithmeticError) as err:
             raise HTTPException(status_code=422, detail=str(err)) from None
+
+    @app.get("/tables/{system}", response_class=HTMLResponse, include_in_schema=False)
+    def printable_tables(system: str) -> str:
+        if system not in ("dphi", "d5"):
+            raise HTTPException(status_code=404, detail="tables exist for dphi and d5")
+        from dicebridge.tables import printable
+
+        return printable(system)
 
     for route, page in PAGES.items():
         app.add_api_route(route, _page(page), include_in_schema=False)

@@ -129,3 +129,24 @@ def test_history_lists_throws_and_every_page_is_served_locally(base: str, browse
     for path in ("/", "/kiosk"):
         page.goto(f"{base}{path}")
     assert outside == []  # no CDN, no outside fonts
+
+
+def test_tables_and_audit_pages(base: str, browser: object) -> None:
+    from playwright.sync_api import Browser, expect
+
+    assert isinstance(browser, Browser)
+    request = urllib.request.Request(
+        f"{base}/api/dice", data=b'{"name": "Blue d6", "type": "d6"}',
+        headers={"content-type": "application/json"},
+    )  # fmt: skip
+    with urllib.request.urlopen(request) as reply:
+        assert reply.status == 201
+    page = browser.new_page()
+    page.goto(f"{base}/tables")
+    page.click("text=dφ with d10s")
+    expect(page.locator("table").first).to_be_attached()
+    page.screenshot(path=str(SHOTS / "tables-dphi.png"))
+    page.goto(f"{base}/audit")
+    expect(page.locator("#dice")).to_contain_text("Blue d6")
+    expect(page.locator("#dice")).to_contain_text("no readings yet")
+    page.screenshot(path=str(SHOTS / "audit.png"))
