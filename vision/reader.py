@@ -141,9 +141,9 @@ class DiceReader:
         dice = []
         for f in found:
             crop = crop_die(image, f.box, SIDE, margin=1.0)
-            match = dieset.match(crop)
-            if match.confidence == 0.0 and f.score < 0.6:
-                continue  # matches no taught face and the finder was unsure: not a die
+            match = dieset.read(image, f.box)
+            if match.confidence == 0.0 and (f.score < 0.6 or not match.seen):
+                continue  # matches no taught face and the finder was unsure, or no die body
             value = match.value if match.confidence > 0 else None
             box = _int_box(f.box, w, h)
             cut = f.box[0] < EDGE or f.box[1] < EDGE or f.box[2] > w - EDGE or f.box[3] > h - EDGE

@@ -15,7 +15,7 @@ from typing import Any
 import cv2
 import numpy as np
 
-from vision.teach import DIE_TYPES, SIDE, DieSet, DieSetError
+from vision.teach import DIE_TYPES, DieSet, DieSetError
 
 
 def add_teach(sub: Any) -> None:
@@ -36,7 +36,6 @@ def biggest_change(image: np.ndarray, reader: Any, tray: np.ndarray | None) -> A
 
 
 def run_teach(args: argparse.Namespace) -> int:
-    from vision.crops import crop_die
     from vision.datasets import DatasetError, read_dataset
     from vision.reader import DiceReader
 
@@ -72,7 +71,7 @@ def run_teach(args: argparse.Namespace) -> int:
         if found is None:
             return fail(f"no die found in {path}: is it on the tray, in the light?")
         try:
-            dieset.teach(value, crop_die(image, found.box, SIDE * 2, margin=1.0))
+            dieset.teach(value, DieSet.region(image, found.box))
         except DieSetError as err:
             return fail(f"{path}: {err}")
     dieset.save(args.out)

@@ -2,8 +2,8 @@
 
 The burks_polyhedral photos (../shared) teach a d20, a d10 and a numeral d6,
 which are then found on the tray (wood and tray edges must not pass for dice)
-and read back.  Reading them turned, rescaled, re-lit and blurred is not yet
-reliable (docs/vision.md).
+and read back, also turned, rescaled, re-lit and blurred (vision/perturb.py).
+Synthetic d5s and d20s are taught from single renders and read in throws.
 """
 
 from __future__ import annotations
@@ -16,7 +16,9 @@ import pytest
 
 from dicebridge.cli import main
 from vision.datasets import read_dataset, shared_photos
+from vision.perturb import perturb
 from vision.reader import DiceReader
+from vision.render import FACES, PALETTE, ThrowSpec, render_die, render_throw
 from vision.teach import DieSet, DieSetError
 
 PHOTOS = shared_photos()
@@ -50,7 +52,77 @@ def test_burks_dice_are_taught_from_their_photos_and_read_back(tmp_path: Path) -
     missed = [r for r in read if r[1] not in r[2]]
     strays = sum(len(r[2]) - 1 for r in read if r[1] in r[2])
     assert len(read) == 36 and missed == []
-    assert strays <= 1  # measured: one photo of 36 also reads a spot of the tray's edge
+    assert strays == 0  # a tray edge the finder takes for a die has no die body: dropped
+
+    # the camera turned, zoomed, re-exposed and out of focus: still every die, nothing else
+    rng = np.random.default_rng(20261123)
+    assert tray is not None
+    wrong = []
+    for item in read_dataset(folder):
+        if item.die_type == "none":
+            continue
+        photo = cv2.imread(str(item.path))
+        assert photo is not None
+        moved, moved_tray = perturb(photo, tray, rng)
+        result = reader.read(moved, item.die_type, moved_tray)
+        values = [d.value for d in result.certain]
+        if values != [item.values[0]]:
+            wrong.append((item.path.name, item.values[0], values))
+    assert wrong == []
+
+
+def _taught_from_renders(die: str, look_no: int, rng: np.random.Generator) -> DieSet:
+    """A die set taught from one straight render per face, laid on a plain grey tray."""
+    look = PALETTE[look_no]
+    dieset = DieSet(f"synthetic {die}", die)
+    for value in FACES[die]:
+        bgra = render_die(die, value, look, 48, rng)
+        h, w = bgra.shape[:2]
+        side = 2 * max(h, w)
+        canvas = np.full((side, side, 3), 178, np.float32)
+        y0, x0 = (side - h) // 2, (side - w) // 2
+        alpha = bgra[..., 3:4] / 255.0
+        patch = canvas[y0 : y0 + h, x0 : x0 + w]
+        canvas[y0 : y0 + h, x0 : x0 + w] = patch * (1 - alpha) + bgra[..., :3] * alpha
+        ys, xs = np.nonzero(bgra[..., 3] > 128)
+        box = (x0 + xs.min(), y0 + ys.min(), x0 + xs.max() + 1, y0 + ys.max() + 1)
+        dieset.teach(value, DieSet.region(canvas.astype(np.uint8), box))
+    return dieset
+
+
+def _read_synthetic(die: str, throws: int, seed: int) -> tuple[int, int, int, int]:
+    """(dice thrown, found by the finder, read right, read wrong) over ``throws`` throws of
+    three dice, each throw in another look (a die set per look)."""
+    rng = np.random.default_rng(seed)
+    reader = DiceReader()
+    thrown = found = right = wrong = 0
+    for k in range(throws):
+        look_no = k % 12  # the plain looks (not the numeral d6s)
+        reader.diesets = {}
+        reader.add_dieset(_taught_from_renders(die, look_no, rng))
+        spec = ThrowSpec(dice=(die,) * 3, perspective=0.0, looks=(PALETTE[look_no],))
+        throw = render_throw(spec, rng)
+        result = reader.read(throw.image, die, throw.empty_tray)
+        truth = sorted(d.value for d in throw.dice)
+        read = sorted(d.value for d in result.certain if d.value is not None)
+        thrown += len(truth)
+        found += len(result.dice)
+        hits = sum(min(truth.count(v), read.count(v)) for v in set(read))
+        right += hits
+        wrong += len(read) - hits
+    return thrown, found, right, wrong
+
+
+def test_synthetic_d5_taught_from_renders_reads_every_die_it_finds() -> None:
+    thrown, found, right, wrong = _read_synthetic("d5", 12, seed=5)
+    # measured: 36 thrown, 31 found (the finder misses 5), every one found read right
+    assert thrown == 36 and found >= 30 and right == found and wrong == 0
+
+
+def test_synthetic_d20_taught_from_renders_never_reads_a_wrong_value() -> None:
+    thrown, found, right, wrong = _read_synthetic("d20", 8, seed=20)
+    # a known gap (docs/vision.md): most found d20s stay uncertain, but none is read wrong
+    assert thrown == 24 and found >= 18 and wrong == 0
 
 
 def test_bad_teaching_is_refused_with_a_reason(tmp_path: Path) -> None:
