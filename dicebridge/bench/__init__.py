@@ -6,9 +6,10 @@ from typing import Any
 
 
 def add_subcommand(subparsers: Any) -> None:
-    from dicebridge.bench import engine, tower
+    from dicebridge.bench import engine, tower, ws
 
     bench = subparsers.add_parser("bench", help="benchmarks")
     kinds = bench.add_subparsers(dest="bench", metavar="WHAT", required=True)
     engine.add_subcommand(kinds)
     tower.add_subcommand(kinds)
+    ws.add_subcommand(kinds)
