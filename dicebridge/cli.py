@@ -22,6 +22,7 @@ def build_parser() -> argparse.ArgumentParser:
     sub = parser.add_subparsers(dest="command", metavar="COMMAND", required=True)
 
     from dicebridge import (
+        admin_cli,
         audit_cli,
         demo,
         dice_cli,
@@ -36,6 +37,7 @@ def build_parser() -> argparse.ArgumentParser:
     from dicebridge.bench import add_subcommand as add_bench
 
     odds.add_subcommand(sub)
+    admin_cli.add_subcommand(sub)
     resolve.add_subcommand(sub)
     tables.add_subcommand(sub)
     audit_cli.add_subcommand(sub)

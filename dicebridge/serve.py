@@ -66,7 +66,17 @@ def run(args: argparse.Namespace) -> int:
     except LedgerError as err:
         raise SystemExit(f"dicebridge serve: {err}") from None
     table = Table(ledger)
-    app = create_app(table)
+    from server.admin import AdminPin
+
+    admin = AdminPin(config.data_dir)
+    first_pin = admin.ensure()
+    if first_pin is not None:
+        print(
+            f"dicebridge: first start: the admin PIN is {first_pin} (for registering dice, "
+            "corrections and exports; change it with `dicebridge admin pin`)",
+            flush=True,
+        )
+    app = create_app(table, admin)
     from server.sources import tower_fleet
 
     stoppers: list[Any] = []

@@ -9,13 +9,24 @@ from __future__ import annotations
 import asyncio
 from typing import Any
 
-from fastapi import FastAPI, HTTPException, Path, Query, WebSocket, WebSocketDisconnect
+from fastapi import (
+    Depends,
+    FastAPI,
+    Header,
+    HTTPException,
+    Path,
+    Query,
+    Response,
+    WebSocket,
+    WebSocketDisconnect,
+)
 from fastapi.responses import HTMLResponse
 from pydantic import BaseModel, Field
 
 from audit.ledger_audit import audit_die
 from audit.logs import LogError
 from mechanics.reading import Reading, ReadingRefused
+from server.admin import AdminError, AdminPin
 from server.registry import AlreadyRegistered, NotFound, RegistryError
 from server.table import Table, UnknownCheck
 
@@ -49,8 +60,22 @@ class Confirmation(BaseModel):
     face: int = Field(description="the face the die really shows")
 
 
-def create_app(table: Table) -> FastAPI:
+def create_app(table: Table, admin: AdminPin | None = None) -> FastAPI:
+    """The API over ``table``; with ``admin``, registering dice, correcting readings and
+    exporting the ledger need its PIN (the service always passes one)."""
     app = FastAPI(title="dicebridge", version="1", docs_url="/api/docs")
+
+    def require_admin(x_admin_pin: str | None = Header(None)) -> None:
+        if admin is None:
+            return
+        try:
+            admin.check(x_admin_pin)
+        except AdminError as err:
+            message = str(err)
+            code = 429 if "locked" in message else 401 if "needs" in message else 403
+            raise HTTPException(status_code=code, detail=message) from None
+
+    admin_only = [Depends(require_admin)]
 
     @app.get("/api/health")
     def health() -> dict[str, Any]:
@@ -104,7 +129,13 @@ def create_app(table: Table) -> FastAPI:
     def dice() -> list[dict[str, Any]]:
         return [d.to_dict() for d in table.registry.all()]
 
-    @app.post("/api/dice", status_code=201)
+    @app.get("/api/export", dependencies=admin_only)
+    def export(format: str = Query("json", pattern="^(csv|json)$")) -> Response:
+        """Every ledger row, as CSV or JSON (admin)."""
+        media = "text/csv" if format == "csv" else "application/json"
+        return Response(table.ledger.export(format), media_type=media)
+
+    @app.post("/api/dice", status_code=201, dependencies=admin_only)
     def register_die(body: NewDie) -> dict[str, Any]:
         try:
             return table.registry.register(body.name, body.type, body.colour, body.set).to_dict()
@@ -137,7 +168,7 @@ def create_app(table: Table) -> FastAPI:
         title = f"Audit of {d.name} ({', '.join(x for x in (d.type, d.colour, d.set) if x)})"
         return render(done.result, title, done.recognizer)
 
-    @app.post("/api/throws/{throw_id}/confirm", status_code=201)
+    @app.post("/api/throws/{throw_id}/confirm", status_code=201, dependencies=admin_only)
     def confirm(
         body: Confirmation, throw_id: int = Path(ge=1, le=2**62, description="the throw's row")
     ) -> dict[str, Any]:

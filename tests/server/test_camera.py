@@ -102,7 +102,9 @@ def test_serve_demo_runs_the_whole_chain(tmp_path: Path) -> None:
     base = f"http://127.0.0.1:{port}"
     try:
         assert proc.stdout is not None
-        assert f"{base}/api/docs" in proc.stdout.readline()  # it says where to look
+        said = [proc.stdout.readline() for _ in range(2)]
+        assert "the admin PIN is" in said[0]  # first start: the PIN, once
+        assert f"{base}/api/docs" in said[1]  # and where to look
 
         def resolved_by_both() -> bool:
             try:
