@@ -129,6 +129,14 @@ def create_app(table: Table, admin: AdminPin | None = None) -> FastAPI:
     def dice() -> list[dict[str, Any]]:
         return [d.to_dict() for d in table.registry.all()]
 
+    @app.get("/api/sources/{source}/preview.jpg", response_class=Response)
+    def preview(source: str) -> Response:
+        """A camera's latest settled frame, its dice outlined and labelled."""
+        jpeg = table.preview(source)
+        if jpeg is None:
+            raise HTTPException(status_code=404, detail=f"no picture from {source} yet")
+        return Response(jpeg, media_type="image/jpeg", headers={"cache-control": "no-store"})
+
     @app.get("/api/export", dependencies=admin_only)
     def export(format: str = Query("json", pattern="^(csv|json)$")) -> Response:
         """Every ledger row, as CSV or JSON (admin)."""

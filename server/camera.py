@@ -15,6 +15,7 @@ import threading
 import time
 from typing import Any
 
+import cv2
 import numpy as np
 
 from mechanics.reading import Reading
@@ -107,4 +108,19 @@ class CameraSource:
             extras.append({"crop": crop_hash, "box": list(d.box)})
         if readings:
             self._table.from_source(self.name, readings, extras)
+        self._table.set_preview(self.name, outlined(image, result))
         return result
+
+
+def outlined(image: np.ndarray, result: ThrowReading) -> bytes:
+    """The frame as JPEG with every die outlined and labelled (green read, amber unsure)."""
+    shown = image.copy()
+    for d in result.dice:
+        x0, y0, x1, y1 = d.box
+        colour = (0, 190, 255) if d.uncertain else (80, 200, 60)
+        cv2.rectangle(shown, (x0, y0), (x1, y1), colour, 2)
+        label = "?" if d.value is None else (f"{d.value:+d}" if d.die == "dF" else str(d.value))
+        cv2.putText(shown, f"{d.die}:{label}", (x0, max(12, y0 - 4)), cv2.FONT_HERSHEY_SIMPLEX,
+                    0.45, colour, 1, cv2.LINE_AA)  # fmt: skip
+    ok, data = cv2.imencode(".jpg", shown, [cv2.IMWRITE_JPEG_QUALITY, 80])
+    return bytes(data) if ok else b""

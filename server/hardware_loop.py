@@ -156,8 +156,9 @@ class HardwareLoop:
         self._show(Screen("!", message, "press to try again", attention=True))
 
     def _state(self, state: str) -> None:
-        if self._panel is not None:
+        if self._panel is not None and self._panel.state != state:
             self._panel.show_state(state)
+            self._table.source_event("kiosk", "state", {"detail": state})
 
     def _show(self, screen: Screen) -> None:
         self.shown.append(screen)

@@ -56,6 +56,7 @@ class Table:
         self._listeners: list[Listener] = []
         self._sources: dict[str, str] = {"manual": "ready"}
         self._source_info: dict[str, dict[str, Any]] = {}  # last news and counts per source
+        self._previews: dict[str, bytes] = {}  # a source's latest picture (JPEG), for people
         self._lock = threading.Lock()
 
     # --- outputs ----------------------------------------------------------------------------
@@ -202,6 +203,16 @@ class Table:
             info["detail"] = str(detail.get("detail", ""))
             info["events"] += 1
         self._announce({"type": "source", "source": source, "event": kind, **detail})
+
+    def set_preview(self, source: str, jpeg: bytes) -> None:
+        """A camera's latest settled frame with its dice outlined (the Devices page shows it)."""
+        with self._lock:
+            self._previews[source] = jpeg
+        self._announce({"type": "preview", "source": source})
+
+    def preview(self, source: str) -> bytes | None:
+        with self._lock:
+            return self._previews.get(source)
 
     def sources(self) -> dict[str, str]:
         with self._lock:

@@ -28,6 +28,7 @@ PAGES = {
     "/history": "history.html",
     "/tables": "tables.html",
     "/audit": "audit.html",
+    "/devices": "devices.html",
 }
 
 

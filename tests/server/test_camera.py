@@ -129,3 +129,23 @@ def test_serve_demo_runs_the_whole_chain(tmp_path: Path) -> None:
     with Ledger(tmp_path) as ledger:
         assert ledger.verify().ok
         assert any(e.body.get("status") == "resolved" for e in ledger.entries(kind="resolution"))
+
+
+def test_the_last_settled_throw_is_a_preview_with_its_dice_outlined(tmp_path: Path) -> None:
+    from fastapi.testclient import TestClient
+
+    from server.app import create_app
+
+    ledger = Ledger(tmp_path)
+    table = Table(ledger)
+    image = render_throw(ThrowSpec(dice=("d6", "d6")), np.random.default_rng(14)).image
+    with TestClient(create_app(table)) as client:
+        assert client.get("/api/sources/camera/preview.jpg").status_code == 404
+        CameraSource("camera", Replay([]), DiceReader(), table).read_throw(image)
+        reply = client.get("/api/sources/camera/preview.jpg")
+        assert reply.status_code == 200 and reply.headers["content-type"] == "image/jpeg"
+        shown = cv2.imdecode(np.frombuffer(reply.content, np.uint8), cv2.IMREAD_COLOR)
+        assert shown.shape == image.shape
+        green = (shown[:, :, 1] > 150) & (shown[:, :, 0] < 120) & (shown[:, :, 2] < 120)
+        assert green.sum() > 100  # the outlines of the dice read
+    ledger.close()

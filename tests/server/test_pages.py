@@ -17,6 +17,7 @@ import pytest
 ROOT = Path(__file__).resolve().parents[2]
 SHOTS = ROOT / "build" / "screenshots"
 CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
+PIN = "4321"
 
 pytestmark = pytest.mark.skipif(
     CHROMIUM is None, reason="no chromium here (`make test` installs Debian's chromium when it can)"
@@ -29,6 +30,9 @@ def base(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
         probe.bind(("127.0.0.1", 0))
         port = probe.getsockname()[1]
     data = tmp_path_factory.mktemp("data")
+    from server.admin import AdminPin
+
+    AdminPin(data).set(PIN)  # set before the first start: the service then makes none
     proc = subprocess.Popen(
         [sys.executable, "-m", "dicebridge", "serve", "--port", str(port), "--data-dir", str(data)],
         cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
@@ -137,7 +141,7 @@ def test_tables_and_audit_pages(base: str, browser: object) -> None:
     assert isinstance(browser, Browser)
     request = urllib.request.Request(
         f"{base}/api/dice", data=b'{"name": "Blue d6", "type": "d6"}',
-        headers={"content-type": "application/json"},
+        headers={"content-type": "application/json", "X-Admin-PIN": PIN},
     )  # fmt: skip
     with urllib.request.urlopen(request) as reply:
         assert reply.status == 201
@@ -150,3 +154,14 @@ def test_tables_and_audit_pages(base: str, browser: object) -> None:
     expect(page.locator("#dice")).to_contain_text("Blue d6")
     expect(page.locator("#dice")).to_contain_text("no readings yet")
     page.screenshot(path=str(SHOTS / "audit.png"))
+
+
+def test_devices_page_lists_the_sources(base: str, browser: object) -> None:
+    from playwright.sync_api import Browser, expect
+
+    assert isinstance(browser, Browser)
+    page = browser.new_page()
+    page.goto(f"{base}/devices")
+    expect(page.locator("#sources")).to_contain_text("manual")
+    expect(page.locator("#preview")).to_be_hidden()  # no camera on this service
+    page.screenshot(path=str(SHOTS / "devices.png"))

@@ -1,0 +1,24 @@
+"use strict";
+async function refresh() {
+  const health = await api("/api/health");
+  const details = health.source_details || {};
+  const names = [...new Set([...Object.keys(health.sources), ...Object.keys(details)])].sort();
+  document.getElementById("sources").replaceChildren(...names.map((name) => {
+    const d = details[name] || {};
+    return el("tr", {}, el("td", {}, name), el("td", {}, health.sources[name] || d.detail || "—"),
+      el("td", {}, d.since || "—"), el("td", {}, String(d.readings ?? 0)), el("td", {}, String(d.uncertain ?? 0)),
+      el("td", {}, d.last_event ? `${d.last_event}${d.detail ? ": " + d.detail : ""}` : "—"));
+  }));
+}
+function showPreview(source) {
+  const img = document.getElementById("preview");
+  img.src = `/api/sources/${encodeURIComponent(source)}/preview.jpg?t=${Date.now()}`;
+  img.hidden = false;
+}
+refresh().catch((e) => { document.getElementById("camera-note").textContent = e.message; });
+document.getElementById("preview").addEventListener("error", (ev) => { ev.target.hidden = true; });
+showPreview("camera");  // hidden again if the camera has no picture yet
+listen((event) => {
+  if (event.type === "source" || event.type === "reading" || event.type === "uncertain") refresh();
+  if (event.type === "preview") showPreview(event.source);
+});
