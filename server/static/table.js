@@ -108,8 +108,10 @@ async function start() {
     ev.preventDefault();
     const error = document.getElementById("form-error");
     try {
-      update(await api("/api/checks", { method: "POST", body: { system: select.value, params: params() } }));
+      const check = await api("/api/checks", { method: "POST", body: { system: select.value, params: params() } });
+      update(check);
       error.textContent = "";
+      cards.get(check.id).querySelector("input, button")?.focus();  // on to the dice, keyboard too
     } catch (e) { error.textContent = e.message; }
   });
   listen((event) => { if (event.type === "check" && cards.has(event.id)) update(event); },

@@ -165,3 +165,66 @@ def test_devices_page_lists_the_sources(base: str, browser: object) -> None:
     expect(page.locator("#sources")).to_contain_text("manual")
     expect(page.locator("#preview")).to_be_hidden()  # no camera on this service
     page.screenshot(path=str(SHOTS / "devices.png"))
+
+
+CONTRAST = """() => {
+  const lum = (rgb) => {
+    const [r, g, b] = rgb.map((v) => {
+      v /= 255;
+      return v <= 0.03928 ? v / 12.92 : ((v + 0.055) / 1.055) ** 2.4;
+    });
+    return 0.2126 * r + 0.7152 * g + 0.0722 * b;
+  };
+  const parse = (c) => (c.match(/[\\d.]+/g) || []).map(Number);
+  const background = (node) => {
+    for (; node; node = node.parentElement) {
+      const c = parse(getComputedStyle(node).backgroundColor);
+      if (c.length === 3 || (c.length === 4 && c[3] > 0.5)) return c.slice(0, 3);
+    }
+    return [255, 255, 255];
+  };
+  const worst = [];
+  for (const node of document.querySelectorAll("body *")) {
+    const own = [...node.childNodes].filter((n) => n.nodeType === 3 && n.textContent.trim());
+    const text = own.length;
+    if (!text || !node.offsetParent) continue;
+    const fg = parse(getComputedStyle(node).color).slice(0, 3), bg = background(node);
+    const [a, b] = [lum(fg), lum(bg)].sort((x, y) => y - x);
+    const what = node.tagName + ":" + node.textContent.trim().slice(0, 30);
+    worst.push([(a + 0.05) / (b + 0.05), what]);
+  }
+  worst.sort((x, y) => x[0] - y[0]);
+  return worst.slice(0, 3);
+}"""
+
+
+@pytest.mark.parametrize("path", ["/", "/kiosk", "/history", "/tables", "/audit", "/devices"])
+def test_every_text_has_readable_contrast(base: str, browser: object, path: str) -> None:
+    from playwright.sync_api import Browser
+
+    assert isinstance(browser, Browser)
+    page = browser.new_page()
+    page.goto(f"{base}{path}")
+    page.wait_for_load_state("networkidle")
+    lowest = page.evaluate(CONTRAST)
+    assert all(ratio >= 4.5 for ratio, _ in lowest), lowest  # WCAG AA for body text
+
+
+def test_a_check_can_be_set_up_with_the_keyboard_alone(base: str, browser: object) -> None:
+    from playwright.sync_api import Browser, expect
+
+    assert isinstance(browser, Browser)
+    page = browser.new_page()
+    page.goto(base)
+    page.locator("#system").focus()
+    page.keyboard.press("Tab")  # into the first field (might, for dφ)
+    page.keyboard.type("1.5")
+    expect(page.locator("#odds")).to_contain_text("%")
+    page.keyboard.press("Enter")  # submits the form
+    card = page.locator("article.card").first
+    expect(card.locator(".prompt")).to_have_text("throw 1 d10")
+    expect(card.get_by_label("d10 number 1")).to_be_focused()  # the new check takes the focus
+    page.keyboard.type("9")
+    page.keyboard.press("Enter")
+    expect(card.locator(".status").first).to_contain_text("chance now")
+    assert page.locator("[aria-live]").count() >= 2  # results are announced
