@@ -145,7 +145,7 @@ def test_the_last_settled_throw_is_a_preview_with_its_dice_outlined(tmp_path: Pa
         reply = client.get("/api/sources/camera/preview.jpg")
         assert reply.status_code == 200 and reply.headers["content-type"] == "image/jpeg"
         shown = cv2.imdecode(np.frombuffer(reply.content, np.uint8), cv2.IMREAD_COLOR)
-        assert shown.shape == image.shape
+        assert shown is not None and shown.shape == image.shape
         green = (shown[:, :, 1] > 150) & (shown[:, :, 0] < 120) & (shown[:, :, 2] < 120)
         assert green.sum() > 100  # the outlines of the dice read
     ledger.close()
