@@ -76,12 +76,15 @@ def run(args: argparse.Namespace) -> int:
             "corrections and exports; change it with `dicebridge admin pin`)",
             flush=True,
         )
-    app = create_app(table, admin)
+    from server.diesets import DieSetStore
+
+    diesets = DieSetStore(config.data_dir)
+    app = create_app(table, admin, diesets)
     from server.sources import tower_fleet
 
     stoppers: list[Any] = []
     try:
-        towers, camera = _sources(args.demo, config, table, stoppers)
+        towers, camera = _sources(args.demo, config, table, stoppers, diesets)
     except Exception as err:  # a camera or model that cannot start: say which, start nothing
         for stop in reversed(stoppers):
             stop()
@@ -130,7 +133,7 @@ def run(args: argparse.Namespace) -> int:
 
 
 def _sources(
-    demo: bool, config: Any, table: Any, stoppers: list[Any]
+    demo: bool, config: Any, table: Any, stoppers: list[Any], diesets: Any = None
 ) -> tuple[tuple[Any, ...], Any]:
     """The towers to drive and the camera source (or None), from the settings or the demo."""
     towers = tuple(config.towers)
@@ -166,7 +169,9 @@ def _sources(
     from server.camera import CameraSource
     from vision.reader import DiceReader
 
-    return towers, CameraSource("camera", frames, DiceReader(), table, empty_tray=tray)
+    return towers, CameraSource(
+        "camera", frames, DiceReader(), table, empty_tray=tray, diesets=diesets
+    )
 
 
 def _hardware_loop(config: Any, table: Any, camera: Any) -> Any:

@@ -27,8 +27,11 @@ from audit.ledger_audit import audit_die
 from audit.logs import LogError
 from mechanics.reading import Reading, ReadingRefused
 from server.admin import AdminError, AdminPin
+from server.diesets import DieSetStore
 from server.registry import AlreadyRegistered, NotFound, RegistryError
 from server.table import Table, UnknownCheck
+from vision.reader import DiceReader
+from vision.teach import DieSetError
 
 
 class NewCheck(BaseModel):
@@ -55,12 +58,20 @@ class NewDie(BaseModel):
     set: str = Field("", max_length=80)
 
 
+class TeachFace(BaseModel):
+    die: str = Field(description="d5, d6_numeral, d10 or d20")
+    value: int = Field(ge=-1, le=100, description="the face the one die in view shows")
+    source: str = Field("camera", max_length=40)
+
+
 class Confirmation(BaseModel):
     index: int = Field(ge=0, le=199, description="which die of the throw, from 0")
     face: int = Field(description="the face the die really shows")
 
 
-def create_app(table: Table, admin: AdminPin | None = None) -> FastAPI:
+def create_app(
+    table: Table, admin: AdminPin | None = None, diesets: DieSetStore | None = None
+) -> FastAPI:
     """The API over ``table``; with ``admin``, registering dice, correcting readings and
     exporting the ledger need its PIN (the service always passes one)."""
     app = FastAPI(title="dicebridge", version="1", docs_url="/api/docs")
@@ -136,6 +147,29 @@ def create_app(table: Table, admin: AdminPin | None = None) -> FastAPI:
         if jpeg is None:
             raise HTTPException(status_code=404, detail=f"no picture from {source} yet")
         return Response(jpeg, media_type="image/jpeg", headers={"cache-control": "no-store"})
+
+    readers: list[DiceReader] = []  # made on the first teaching: the networks take a moment
+
+    @app.get("/api/diesets")
+    def list_diesets() -> list[dict[str, Any]]:
+        return diesets.describe() if diesets is not None else []
+
+    @app.post("/api/diesets/{name}/teach", status_code=201, dependencies=admin_only)
+    def teach(name: str, body: TeachFace) -> dict[str, Any]:
+        """Teach one face of a numbered die from the camera's last settled throw (admin)."""
+        if diesets is None:
+            raise HTTPException(status_code=404, detail="this service keeps no die sets")
+        frame = table.last_frame(body.source)
+        if frame is None:
+            raise HTTPException(status_code=409, detail=f"no settled throw from {body.source} yet")
+        if not readers:
+            readers.append(DiceReader())
+        try:
+            taught = diesets.teach(name, body.die, body.value, frame, readers[0])
+        except DieSetError as err:
+            raise HTTPException(status_code=422, detail=str(err)) from None
+        return {"name": name, "die": taught.die, "taught": sorted(taught.crops),
+                "missing": taught.missing()}  # fmt: skip
 
     @app.get("/api/export", dependencies=admin_only)
     def export(format: str = Query("json", pattern="^(csv|json)$")) -> Response:

@@ -19,6 +19,7 @@ import cv2
 import numpy as np
 
 from mechanics.reading import Reading
+from server.diesets import DieSetStore
 from server.table import Table
 from vision.frames import CameraError, FrameSource
 from vision.reader import DiceReader, ThrowReading, encode_crop
@@ -36,7 +37,9 @@ class CameraSource:
         table: Table,
         settle: SettleDetector | None = None,
         empty_tray: np.ndarray | None = None,
+        diesets: DieSetStore | None = None,
     ) -> None:
+        self._diesets = diesets
         self.name = name
         self._frames = frames
         self._reader = reader
@@ -90,6 +93,8 @@ class CameraSource:
         return readable[0] if readable else "any"
 
     def read_throw(self, image: np.ndarray) -> ThrowReading:
+        if self._diesets is not None:
+            self._diesets.use_in(self._reader)  # sets taught on the Devices page count at once
         die = self.expected_die()
         result = self._reader.read(image, die, self._tray)
         self.throws_read += 1
@@ -108,7 +113,7 @@ class CameraSource:
             extras.append({"crop": crop_hash, "box": list(d.box)})
         if readings:
             self._table.from_source(self.name, readings, extras)
-        self._table.set_preview(self.name, outlined(image, result))
+        self._table.set_preview(self.name, outlined(image, result), image)
         return result
 
 

@@ -57,6 +57,7 @@ class Table:
         self._sources: dict[str, str] = {"manual": "ready"}
         self._source_info: dict[str, dict[str, Any]] = {}  # last news and counts per source
         self._previews: dict[str, bytes] = {}  # a source's latest picture (JPEG), for people
+        self._frames: dict[str, Any] = {}  # and the frame itself (teach mode reads it)
         self._lock = threading.Lock()
 
     # --- outputs ----------------------------------------------------------------------------
@@ -204,11 +205,17 @@ class Table:
             info["events"] += 1
         self._announce({"type": "source", "source": source, "event": kind, **detail})
 
-    def set_preview(self, source: str, jpeg: bytes) -> None:
-        """A camera's latest settled frame with its dice outlined (the Devices page shows it)."""
+    def set_preview(self, source: str, jpeg: bytes, frame: Any = None) -> None:
+        """A camera's latest settled frame with its dice outlined (the Devices page shows it),
+        and the frame itself (teach mode learns a face from it)."""
         with self._lock:
             self._previews[source] = jpeg
+            self._frames[source] = frame
         self._announce({"type": "preview", "source": source})
+
+    def last_frame(self, source: str) -> Any:
+        with self._lock:
+            return self._frames.get(source)
 
     def preview(self, source: str) -> bytes | None:
         with self._lock:

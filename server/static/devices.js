@@ -22,3 +22,22 @@ listen((event) => {
   if (event.type === "source" || event.type === "reading" || event.type === "uncertain") refresh();
   if (event.type === "preview") showPreview(event.source);
 });
+
+async function diesets() {
+  const sets = await api("/api/diesets");
+  document.getElementById("diesets").replaceChildren(...sets.map((d) => el("tr", {},
+    el("td", {}, d.name), el("td", {}, d.die), el("td", {}, d.taught.join(" ")), el("td", {}, d.missing.join(" ") || "—"))));
+}
+document.getElementById("teach").addEventListener("submit", async (ev) => {
+  ev.preventDefault();
+  const error = document.getElementById("teach-error");
+  const name = document.getElementById("set-name").value;
+  try {
+    await api(`/api/diesets/${encodeURIComponent(name)}/teach`, { method: "POST",
+      headers: { "content-type": "application/json", "X-Admin-PIN": document.getElementById("pin").value },
+      body: { die: document.getElementById("set-die").value, value: parseInt(document.getElementById("face").value, 10) } });
+    error.textContent = "";
+    diesets();
+  } catch (e) { error.textContent = e.message; }
+});
+diesets().catch(() => {});

@@ -228,3 +228,18 @@ def test_a_check_can_be_set_up_with_the_keyboard_alone(base: str, browser: objec
     page.keyboard.press("Enter")
     expect(card.locator(".status").first).to_contain_text("chance now")
     assert page.locator("[aria-live]").count() >= 2  # results are announced
+
+
+def test_teaching_on_the_devices_page_needs_the_pin_and_a_throw(base: str, browser: object) -> None:
+    from playwright.sync_api import Browser, expect
+
+    assert isinstance(browser, Browser)
+    page = browser.new_page()
+    page.goto(f"{base}/devices")
+    page.fill("#face", "7")
+    page.fill("#pin", "0000")
+    page.click("text=Teach this face")
+    expect(page.locator("#teach-error")).to_contain_text("wrong admin PIN")
+    page.fill("#pin", PIN)
+    page.click("text=Teach this face")
+    expect(page.locator("#teach-error")).to_contain_text("no settled throw")  # no camera here

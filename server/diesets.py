@@ -1,0 +1,79 @@
+"""The taught die sets of one appliance: `DATA_DIR/diesets/<name>/`, one folder per set.
+
+The camera source reads with whatever sets are here (reloaded when one
+changes); the Devices page teaches a face from the camera's last settled
+throw (admin only).  Both get this store as an argument.
+"""
+
+from __future__ import annotations
+
+import re
+import threading
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from vision.reader import DiceReader
+from vision.teach import DIE_TYPES, DieSet, DieSetError
+
+
+class DieSetStore:
+    def __init__(self, data_dir: Path) -> None:
+        self.folder = Path(data_dir) / "diesets"
+        self._lock = threading.Lock()
+        self._loaded: dict[str, tuple[float, DieSet]] = {}  # name -> (mtime, set)
+
+    def _path(self, name: str) -> Path:
+        if not re.fullmatch(r"[a-z0-9][a-z0-9-]{0,39}", name):
+            raise DieSetError("a die set's name is 1–40 lower-case letters, digits and dashes")
+        return self.folder / name
+
+    def names(self) -> list[str]:
+        if not self.folder.is_dir():
+            return []
+        return sorted(p.name for p in self.folder.iterdir() if (p / "dieset.json").is_file())
+
+    def get(self, name: str) -> DieSet:
+        path = self._path(name)
+        meta = path / "dieset.json"
+        if not meta.is_file():
+            raise DieSetError(f"no die set {name!r}")
+        with self._lock:
+            mtime = meta.stat().st_mtime
+            cached = self._loaded.get(name)
+            if cached is None or cached[0] != mtime:
+                cached = (mtime, DieSet.load(path))
+                self._loaded[name] = cached
+            return cached[1]
+
+    def describe(self) -> list[dict[str, Any]]:
+        out: list[dict[str, Any]] = []
+        for name in self.names():
+            dieset = self.get(name)
+            out.append({"name": name, "die": dieset.die, "taught": sorted(dieset.crops),
+                        "missing": dieset.missing()})  # fmt: skip
+        return out
+
+    def teach(
+        self, name: str, die: str, value: int, image: np.ndarray, reader: DiceReader
+    ) -> DieSet:
+        """Teach ``value`` from the one die in ``image`` (a settled frame) and save the set."""
+        if die not in DIE_TYPES:
+            raise DieSetError(f"teach mode is for {', '.join(DIE_TYPES)}, not {die!r}")
+        path = self._path(name)
+        dieset = DieSet.load(path) if (path / "dieset.json").is_file() else DieSet(name, die)
+        if dieset.die != die:
+            raise DieSetError(f"{name!r} is a set of {dieset.die}, not {die}")
+        found = reader.find(image)
+        if len(found) != 1:
+            raise DieSetError(f"show exactly one die to teach a face; the camera sees {len(found)}")
+        dieset.teach(value, DieSet.region(image, found[0].box))
+        dieset.save(path)
+        return dieset
+
+    def use_in(self, reader: DiceReader) -> None:
+        """Give ``reader`` every set here (the newest taught state), by die type."""
+        reader.diesets = {}
+        for name in self.names():
+            reader.add_dieset(self.get(name))

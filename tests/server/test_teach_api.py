@@ -1,0 +1,54 @@
+"""Teaching a numbered die from the camera's last settled throw, through the API (admin)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+from fastapi.testclient import TestClient
+
+from server.admin import AdminPin
+from server.app import create_app
+from server.camera import CameraSource
+from server.diesets import DieSetStore
+from server.ledger import Ledger
+from server.table import Table
+from vision.frames import Replay
+from vision.reader import DiceReader
+from vision.render import PALETTE, ThrowSpec, render_throw
+
+PIN = {"X-Admin-PIN": "7777"}
+
+
+def test_a_face_is_taught_from_the_last_throw_and_then_read(tmp_path: Path) -> None:
+    admin = AdminPin(tmp_path)
+    admin.set("7777")
+    store = DieSetStore(tmp_path)
+    rng = np.random.default_rng(31)
+    look = (PALETTE[2],)
+    with Ledger(tmp_path) as ledger:
+        table = Table(ledger)
+        camera = CameraSource("camera", Replay([]), DiceReader(), table, diesets=store)
+        with TestClient(create_app(table, admin, store)) as client:
+            url = "/api/diesets/red-d5/teach"
+            assert client.post(url, json={"die": "d5", "value": 3}, headers=PIN).status_code == 409
+            for value in range(1, 6):  # show each face alone, let it settle, teach it
+                spec = ThrowSpec(dice=("d5",), values=(value,), perspective=0.0, looks=look)
+                camera.read_throw(render_throw(spec, rng).image)
+                taught = client.post(url, json={"die": "d5", "value": value}, headers=PIN)
+                assert taught.status_code == 201, taught.text
+            assert taught.json()["taught"] == [1, 2, 3, 4, 5] and taught.json()["missing"] == []
+            assert client.get("/api/diesets").json()[0]["name"] == "red-d5"
+            assert client.post(url, json={"die": "d5", "value": 2}).status_code == 401
+            two = ThrowSpec(dice=("d5", "d5"), perspective=0.0, looks=look, touching=0.0)
+            camera.read_throw(render_throw(two, rng).image)
+            refused = client.post(url, json={"die": "d5", "value": 2}, headers=PIN)
+            assert refused.status_code == 422 and "exactly one die" in refused.json()["detail"]
+            bad = client.post("/api/diesets/Bad Name/teach", json={"die": "d5", "value": 1},
+                              headers=PIN)  # fmt: skip
+            assert bad.status_code == 422
+        # the camera now reads d5s with the set it was just taught
+        table.create("d5", {"at_least": 1, "single": True})
+        spec = ThrowSpec(dice=("d5",), values=(4,), perspective=0.0, looks=look)
+        result = camera.read_throw(render_throw(spec, rng).image)
+        assert [d.value for d in result.certain] == [4]
