@@ -6,6 +6,8 @@ a laptop with nothing attached)."""
 from __future__ import annotations
 
 import argparse
+import dataclasses
+import json
 import threading
 import time
 from pathlib import Path
@@ -45,7 +47,6 @@ def _tell_systemd(server: Any, hardware_pings: bool) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    import dataclasses
     import os
 
     import uvicorn
@@ -79,7 +80,7 @@ def run(args: argparse.Namespace) -> int:
     from server.diesets import DieSetStore
 
     diesets = DieSetStore(config.data_dir)
-    app = create_app(table, admin, diesets)
+    app = create_app(table, admin, diesets, _plain_settings(config, args.config))
     from server.sources import tower_fleet
 
     stoppers: list[Any] = []
@@ -172,6 +173,12 @@ def _sources(
     return towers, CameraSource(
         "camera", frames, DiceReader(), table, empty_tray=tray, diesets=diesets
     )
+
+
+def _plain_settings(config: Any, path: Path | None) -> dict[str, Any]:
+    """The settings as JSON-ready data, and the file they came from."""
+    plain = json.loads(json.dumps(dataclasses.asdict(config), default=str))
+    return {"file": str(path) if path else None, **plain}
 
 
 def _hardware_loop(config: Any, table: Any, camera: Any) -> Any:

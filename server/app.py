@@ -70,7 +70,10 @@ class Confirmation(BaseModel):
 
 
 def create_app(
-    table: Table, admin: AdminPin | None = None, diesets: DieSetStore | None = None
+    table: Table,
+    admin: AdminPin | None = None,
+    diesets: DieSetStore | None = None,
+    settings: dict[str, Any] | None = None,
 ) -> FastAPI:
     """The API over ``table``; with ``admin``, registering dice, correcting readings and
     exporting the ledger need its PIN (the service always passes one)."""
@@ -170,6 +173,11 @@ def create_app(
             raise HTTPException(status_code=422, detail=str(err)) from None
         return {"name": name, "die": taught.die, "taught": sorted(taught.crops),
                 "missing": taught.missing()}  # fmt: skip
+
+    @app.get("/api/settings", dependencies=admin_only)
+    def current_settings() -> dict[str, Any]:
+        """The settings the service runs with (admin; they are changed in the TOML file)."""
+        return settings or {}
 
     @app.get("/api/export", dependencies=admin_only)
     def export(format: str = Query("json", pattern="^(csv|json)$")) -> Response:

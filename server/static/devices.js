@@ -41,3 +41,13 @@ document.getElementById("teach").addEventListener("submit", async (ev) => {
   } catch (e) { error.textContent = e.message; }
 });
 diesets().catch(() => {});
+
+document.getElementById("show-settings").addEventListener("click", async () => {
+  const error = document.getElementById("settings-error");
+  try {
+    const settings = await api("/api/settings", { headers: { "X-Admin-PIN": document.getElementById("pin").value } });
+    document.getElementById("settings").replaceChildren(...Object.entries(settings).map(([k, v]) =>
+      el("tr", {}, el("th", { scope: "row" }, k), el("td", {}, typeof v === "object" && v !== null ? JSON.stringify(v) : String(v)))));
+    error.textContent = "";
+  } catch (e) { error.textContent = e.message; }
+});

@@ -24,29 +24,28 @@ pytestmark = pytest.mark.skipif(
 )
 
 
-@pytest.fixture(scope="module")
-def base(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+def _free_port() -> int:
     with socket.socket() as probe:
         probe.bind(("127.0.0.1", 0))
-        port = probe.getsockname()[1]
-    data = tmp_path_factory.mktemp("data")
-    from server.admin import AdminPin
+        return int(probe.getsockname()[1])
 
-    AdminPin(data).set(PIN)  # set before the first start: the service then makes none
+
+def _start(port: int, data: Path) -> subprocess.Popen[bytes]:
     proc = subprocess.Popen(
         [sys.executable, "-m", "dicebridge", "serve", "--port", str(port), "--data-dir", str(data)],
         cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
     )  # fmt: skip
-    url = f"http://127.0.0.1:{port}"
     deadline = time.monotonic() + 20
     while True:
         try:
-            with urllib.request.urlopen(f"{url}/api/health", timeout=2):
-                break
+            with urllib.request.urlopen(f"http://127.0.0.1:{port}/api/health", timeout=2):
+                return proc
         except OSError:
             assert time.monotonic() < deadline, "the service did not come up"
             time.sleep(0.2)
-    yield url
+
+
+def _stop(proc: subprocess.Popen[bytes]) -> None:
     proc.terminate()
     try:
         proc.wait(timeout=15)
@@ -54,6 +53,18 @@ def base(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
         proc.kill()
         proc.wait()
         raise
+
+
+@pytest.fixture(scope="module")
+def base(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+    port = _free_port()
+    data = tmp_path_factory.mktemp("data")
+    from server.admin import AdminPin
+
+    AdminPin(data).set(PIN)  # set before the first start: the service then makes none
+    proc = _start(port, data)
+    yield f"http://127.0.0.1:{port}"
+    _stop(proc)
 
 
 @pytest.fixture(scope="module")
@@ -243,3 +254,30 @@ def test_teaching_on_the_devices_page_needs_the_pin_and_a_throw(base: str, brows
     page.fill("#pin", PIN)
     page.click("text=Teach this face")
     expect(page.locator("#teach-error")).to_contain_text("no settled throw")  # no camera here
+    page.click("text=Show the settings")
+    expect(page.locator("#settings")).to_contain_text("tumbler")
+    expect(page.locator("#settings")).to_contain_text("127.0.0.1")
+
+
+def test_the_kiosk_reconnects_by_itself_after_a_restart(browser: object, tmp_path: Path) -> None:
+    from playwright.sync_api import Browser, expect
+
+    assert isinstance(browser, Browser)
+    port = _free_port()
+    proc = _start(port, tmp_path)
+    kiosk = browser.new_page()
+    kiosk.goto(f"http://127.0.0.1:{port}/kiosk")
+    expect(kiosk.locator("#live")).to_have_text("live")
+    _stop(proc)
+    expect(kiosk.locator("#live")).to_have_text("reconnecting")
+    proc = _start(port, tmp_path)  # the appliance comes back (a restart, the Wi-Fi back)
+    try:
+        expect(kiosk.locator("#live")).to_have_text("live", timeout=20_000)
+        body = b'{"system": "d6pool", "params": {"level": 1, "difficulty": 1}}'
+        request = urllib.request.Request(f"http://127.0.0.1:{port}/api/checks", data=body,
+                                         headers={"content-type": "application/json"})  # fmt: skip
+        with urllib.request.urlopen(request) as reply:
+            assert reply.status == 201
+        expect(kiosk.locator("#prompt")).to_have_text("throw 1 d6")  # events flow again
+    finally:
+        _stop(proc)
