@@ -9,11 +9,12 @@ Needs PyTorch and onnx (training only; the Pi runs the ONNX file with OpenCV).
 from __future__ import annotations
 
 import argparse
-import json
 import time
 from pathlib import Path
 
 import numpy as np
+
+from vision.training.export import save
 
 
 def build_net(classes: int, size: int, width: float = 1.0):  # type: ignore[no-untyped-def]
@@ -93,20 +94,6 @@ def main() -> None:
             f"({time.perf_counter() - start:.0f} s)",
             flush=True,
         )
-    net = net.cpu().eval()
-    args.out.parent.mkdir(parents=True, exist_ok=True)
-    # the weights too, so a later round can fine-tune instead of starting over
-    torch.save(net.state_dict(), args.out.with_suffix(".pt"))
-    torch.onnx.export(
-        net,
-        torch.zeros(1, 3, size, size),
-        str(args.out),
-        input_names=["crops"],
-        output_names=["logits"],
-        dynamic_axes={"crops": {0: "n"}, "logits": {0: "n"}},
-        opset_version=13,
-        dynamo=False,
-    )
     meta = {
         "size": int(size),
         "width": args.width,
@@ -115,8 +102,7 @@ def main() -> None:
         "trained_on": "vision.training.crops_set: training half of ../shared/data/photos "
         "byler_d6 and skovy_d6, and synthetic renders",
     }
-    args.out.with_suffix(".json").write_text(json.dumps(meta, indent=1) + "\n")
-    print(f"wrote {args.out} ({args.out.stat().st_size:,} bytes)")
+    save(net, torch.zeros(1, 3, size, size), args.out, ("crops", "logits"), meta, batch_axis=True)
 
 
 if __name__ == "__main__":

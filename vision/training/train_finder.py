@@ -16,6 +16,7 @@ from pathlib import Path
 import numpy as np
 
 from vision.finder import INPUT, STRIDE
+from vision.training.export import save
 
 GRID = INPUT // STRIDE
 
@@ -134,20 +135,14 @@ def main() -> None:
             f"({time.perf_counter() - start:.0f} s)",
             flush=True,
         )
-    net = net.cpu().eval()
-    args.out.parent.mkdir(parents=True, exist_ok=True)
-    # the weights too, so a later round can fine-tune instead of starting over
-    torch.save(net.state_dict(), args.out.with_suffix(".pt"))
-    torch.onnx.export(
-        net,
-        torch.zeros(1, 3, INPUT, INPUT),
-        str(args.out),
-        input_names=["frame"],
-        output_names=["maps"],
-        opset_version=13,
-        dynamo=False,
-    )
-    print(f"wrote {args.out} ({args.out.stat().st_size:,} bytes)")
+    meta = {
+        "input": INPUT,
+        "stride": STRIDE,
+        "epochs": args.epochs,
+        "trained_on": "vision.training.detector_set: training half of ../shared/data/photos "
+        "byler_d6, and synthetic renders",
+    }
+    save(net, torch.zeros(1, 3, INPUT, INPUT), args.out, ("frame", "maps"), meta)
 
 
 if __name__ == "__main__":
