@@ -26,7 +26,51 @@ def add_teach(sub: Any) -> None:
     teach.add_argument("--from-labels", type=Path, metavar="DIR", help="labelled photos")
     teach.add_argument("--face", action="append", default=[], metavar="VALUE=PATH")
     teach.add_argument("--empty-tray", type=Path, metavar="IMAGE", help="the tray with no dice")
+    teach.add_argument(
+        "--from-clusters",
+        type=Path,
+        metavar="DIR",
+        help="group folders from `vision cluster`, renamed to the values their faces show",
+    )
     teach.set_defaults(handler=run_teach)
+
+    cluster = sub.add_parser(
+        "cluster", help="group throws of one numbered die by face, for teaching without labels"
+    )
+    cluster.add_argument("frames", type=Path, metavar="FRAMES", help="a folder of settled frames")
+    cluster.add_argument("out", type=Path, metavar="OUT", help="where the group folders go")
+    cluster.add_argument("--die", required=True, choices=DIE_TYPES)
+    cluster.add_argument("--empty-tray", type=Path, metavar="IMAGE", help="the tray with no dice")
+    cluster.set_defaults(handler=run_cluster)
+
+
+def run_cluster(args: argparse.Namespace) -> int:
+    from vision.cluster import Groups
+    from vision.frames import CameraError, ImageFolder
+    from vision.reader import DiceReader
+
+    tray = cv2.imread(str(args.empty_tray), cv2.IMREAD_COLOR) if args.empty_tray else None
+    try:
+        frames = ImageFolder(args.frames)
+    except CameraError as err:
+        print(f"dicebridge vision cluster: {err}", file=sys.stderr)
+        return 2
+    reader = DiceReader()
+    regions, skipped = [], 0
+    while (frame := frames.read()) is not None:
+        found = reader.find(frame.image, tray)
+        if len(found) != 1:
+            skipped += 1  # a frame must show exactly one die
+            continue
+        regions.append(DieSet.region(frame.image, found[0].box))
+    if len(regions) < 2:
+        print("dicebridge vision cluster: fewer than two frames show one die", file=sys.stderr)
+        return 2
+    made = Groups.of(regions, args.die).write(args.out)
+    print(f"{len(regions)} dice in {len(made)} groups under {args.out} ({skipped} frames skipped: "
+          "not exactly one die); rename each group folder to the value its face shows, then "
+          f"`dicebridge vision teach SET --die {args.die} --from-clusters {args.out}`")  # fmt: skip
+    return 0
 
 
 def biggest_change(image: np.ndarray, reader: Any, tray: np.ndarray | None) -> Any:
@@ -56,6 +100,19 @@ def run_teach(args: argparse.Namespace) -> int:
             shown.append((int(value), Path(path)))
     except DatasetError as err:
         return fail(str(err))
+    if args.from_clusters is not None:
+        from vision.cluster import teach_from_folders
+
+        try:
+            dieset = teach_from_folders(args.from_clusters, args.name or args.out.name, args.die)
+        except (DieSetError, OSError) as err:
+            return fail(str(err))
+        dieset.save(args.out)
+        print(f"taught faces {sorted(dieset.crops)} of a {args.die} into {args.out}")
+        missing = dieset.missing()
+        if missing:
+            print(f"faces not shown yet: {', '.join(map(str, missing))}")
+        return 0
     if not shown:
         return fail(f"no photos of a {args.die}: give --from-labels DIR or --face VALUE=PATH")
     tray = cv2.imread(str(args.empty_tray), cv2.IMREAD_COLOR) if args.empty_tray else None

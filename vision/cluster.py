@@ -1,0 +1,90 @@
+"""Teaching without labels: group a few dozen throws of one die by the face they show.
+
+The owner throws one numbered die some dozens of times; every pair of the
+dice seen is compared with the same matcher that reads (over all turns), and
+average-linkage clustering makes at most one group per face the die has.
+The groups are written as folders of crops; the owner renames each folder to
+the value its face shows, and `dicebridge vision teach --from-clusters`
+teaches them all at once.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import cv2
+import numpy as np
+
+from mechanics.reading import faces_of
+from vision.teach import DieSet, DieSetError
+
+
+def similarity(regions: list[np.ndarray], die: str) -> np.ndarray:
+    """How alike each pair of dice looks to the reading matcher (1 on the diagonal)."""
+    n = len(regions)
+    scores = np.eye(n)
+    for i, region in enumerate(regions):
+        probe = DieSet("probe", die)
+        probe.teach(faces_of(_reading_die(die))[0], region)
+        for j in range(i + 1, n):
+            match = probe.match(regions[j])
+            scores[i, j] = scores[j, i] = match.score if match.seen else 0.0
+    return scores
+
+
+def _reading_die(die: str) -> str:
+    return "d6" if die == "d6_numeral" else die
+
+
+@dataclass
+class Groups:
+    die: str
+    members: list[list[np.ndarray]] = field(default_factory=list)  # regions per group
+
+    @classmethod
+    def of(cls, regions: list[np.ndarray], die: str) -> Groups:
+        """Average-linkage groups, at most one per face the die has."""
+        from scipy.cluster.hierarchy import fcluster, linkage
+        from scipy.spatial.distance import squareform
+
+        if len(regions) < 2:
+            return cls(die, [list(regions)] if regions else [])
+        distance = 1.0 - similarity(regions, die)
+        np.fill_diagonal(distance, 0.0)
+        tree = linkage(squareform(np.clip(distance, 0, 2), checks=False), method="average")
+        faces = len(faces_of(_reading_die(die)))
+        labels = fcluster(tree, t=min(faces, len(regions)), criterion="maxclust")
+        members: dict[int, list[np.ndarray]] = {}
+        for label, region in zip(labels, regions, strict=True):
+            members.setdefault(int(label), []).append(region)
+        return cls(die, list(members.values()))
+
+    def write(self, folder: Path) -> list[Path]:
+        """One folder per group, largest first: group-01, group-02, … (rename to the value)."""
+        folder.mkdir(parents=True, exist_ok=True)
+        order = sorted(range(len(self.members)), key=lambda i: -len(self.members[i]))
+        made = []
+        for rank, index in enumerate(order, start=1):
+            sub = folder / f"group-{rank:02d}"
+            sub.mkdir(exist_ok=True)
+            for k, region in enumerate(self.members[index]):
+                cv2.imwrite(str(sub / f"{k:03d}.png"), region)
+            made.append(sub)
+        return made
+
+
+def teach_from_folders(folder: Path, name: str, die: str) -> DieSet:
+    """A die set from group folders the owner renamed to face values (others are skipped)."""
+    dieset = DieSet(name, die)
+    for sub in sorted(p for p in Path(folder).iterdir() if p.is_dir()):
+        if not sub.name.lstrip("-").isdigit():
+            continue  # still "group-NN": not labelled yet
+        for png in sorted(sub.glob("*.png")):
+            region = cv2.imread(str(png), cv2.IMREAD_COLOR)
+            if region is None:
+                raise DieSetError(f"{png} is not an image")
+            dieset.teach(int(sub.name), region)
+    if not dieset.crops:
+        raise DieSetError(f"no folder in {folder} is named after a face value yet")
+    return dieset
