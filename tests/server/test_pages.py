@@ -235,9 +235,12 @@ def test_a_check_can_be_set_up_with_the_keyboard_alone(base: str, browser: objec
     card = page.locator("article.card").first
     expect(card.locator(".prompt")).to_have_text("throw 1 d10")
     expect(card.get_by_label("d10 number 1")).to_be_focused()  # the new check takes the focus
+    before = card.inner_text()
     page.keyboard.type("9")
     page.keyboard.press("Enter")
-    expect(card.locator(".status").first).to_contain_text("chance now")
+    expect(card).not_to_have_text(before)  # the card changed: the die was taken
+    latest = page.request.get(f"{base}/api/throws?limit=1").json()[0]
+    assert [(d["die"], d["face"]) for d in latest["dice"]] == [("d10", 9)]
     assert page.locator("[aria-live]").count() >= 2  # results are announced
 
 

@@ -153,5 +153,6 @@ def test_touching_dice_are_found_apart(reader: DiceReader) -> None:
         throw = render_throw(ThrowSpec(dice=("d6", "d6"), touching=1.0), rng)
         result = reader.read(throw.image, "d6")
         truth = sorted(d.value for d in throw.dice)
-        apart += len(result.dice) == 2 and sorted(d.value for d in result.certain) == truth
+        read = sorted(d.value for d in result.certain if d.value is not None)
+        apart += len(result.dice) == 2 and read == truth
     assert apart == 10  # measured: 20 of 20 pairs of touching dice found and read apart
