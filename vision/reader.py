@@ -113,47 +113,50 @@ class DiceReader:
             return self._read_numbered(image, found, self.diesets[die], start)
         crops = [crop_die(image, f.box, self.faces.size) for f in found]
         guesses = self.faces.read(crops, die)
-        h, w = image.shape[:2]
         dice = []
         for f, crop, guess in zip(found, crops, guesses, strict=True):
             if not guess.die:
                 if f.score < 0.6:
                     continue  # the finder was unsure and the reader sees no die: not a die
-                guess_die, value, conf = (die if die != "any" else "d6"), None, 0.0
+                kind, value, conf = (die if die != "any" else "d6"), None, 0.0
             else:
-                guess_die, value, conf = guess.die, guess.value, guess.confidence
-            box = _int_box(f.box, w, h)
-            cut = f.box[0] < EDGE or f.box[1] < EDGE or f.box[2] > w - EDGE or f.box[3] > h - EDGE
-            uncertain = cut or value is None or conf < self.sure
-            colour = colour_name(crop) if uncertain else ""  # named only when advice needs it
-            advice = _advice(guess_die, value, conf, colour, cut) if uncertain else ""
-            full_crop = image[box[1] : box[3], box[0] : box[2]].copy()
-            dice.append(
-                DieReading(guess_die, value, conf, box, full_crop, uncertain, advice, colour)
-            )
+                kind, value, conf = guess.die, guess.value, guess.confidence
+            dice.append(self._die_reading(image, f.box, kind, value, conf, crop))
         problem = "" if dice else "no dice seen"
         return ThrowReading(tuple(dice), (time.perf_counter() - start) * 1000, problem)
+
+    def _die_reading(
+        self,
+        image: np.ndarray,
+        found_box: tuple[float, float, float, float],
+        kind: str,
+        value: int | None,
+        confidence: float,
+        crop: np.ndarray,
+    ) -> DieReading:
+        """One found die as a reading: sure, or uncertain with what to do about it."""
+        h, w = image.shape[:2]
+        x0, y0, x1, y1 = found_box
+        box = _int_box(found_box, w, h)
+        cut = x0 < EDGE or y0 < EDGE or x1 > w - EDGE or y1 > h - EDGE
+        uncertain = cut or value is None or confidence < self.sure
+        colour = colour_name(crop) if uncertain else ""  # named only when advice needs it
+        advice = _advice(kind, value, confidence, colour, cut) if uncertain else ""
+        full = image[box[1] : box[3], box[0] : box[2]].copy()
+        return DieReading(kind, value, confidence, box, full, uncertain, advice, colour)
 
     def _read_numbered(
         self, image: np.ndarray, found: list[Found], dieset: DieSet, start: float
     ) -> ThrowReading:
-        h, w = image.shape[:2]
         dice = []
         for f in found:
-            crop = crop_die(image, f.box, SIDE, margin=1.0)
             match = dieset.read(image, f.box)
             if match.confidence == 0.0 and (f.score < 0.6 or not match.seen):
                 continue  # matches no taught face and the finder was unsure, or no die body
             value = match.value if match.confidence > 0 else None
-            box = _int_box(f.box, w, h)
-            cut = f.box[0] < EDGE or f.box[1] < EDGE or f.box[2] > w - EDGE or f.box[3] > h - EDGE
-            uncertain = cut or value is None or match.confidence < self.sure
-            colour = colour_name(crop)
-            kind = dieset.reading_die
-            advice = _advice(kind, value, match.confidence, colour, cut) if uncertain else ""
-            full = image[box[1] : box[3], box[0] : box[2]].copy()
+            crop = crop_die(image, f.box, SIDE, margin=1.0)
             dice.append(
-                DieReading(kind, value, match.confidence, box, full, uncertain, advice, colour)
+                self._die_reading(image, f.box, dieset.reading_die, value, match.confidence, crop)
             )
         problem = "" if dice else "no dice seen"
         return ThrowReading(tuple(dice), (time.perf_counter() - start) * 1000, problem)
