@@ -99,6 +99,12 @@ class DieAudit:
     result: Audit
     recognizer: RecognizerReport
 
+    @property
+    def title(self) -> str:
+        """The report's title: "Audit of Red d6 (d6, red, Chessex)"."""
+        d = self.die
+        return f"Audit of {d.name} ({', '.join(x for x in (d.type, d.colour, d.set) if x)})"
+
     def to_json(self) -> dict[str, Any]:
         r = self.recognizer
         return {

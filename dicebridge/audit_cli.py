@@ -65,9 +65,7 @@ def _from_ledger(args: argparse.Namespace) -> tuple[Audit, RecognizerReport | No
     with Ledger(args.data_dir) as ledger:
         done = audit_die(ledger, DiceRegistry(ledger), args.die, bias=args.bias)
     extra = {k: v for k, v in done.to_json().items() if k in ("die", "recognizer")}
-    d = done.die
-    details = ", ".join(x for x in (d.type, d.colour, d.set) if x)
-    return done.result, done.recognizer, f"Audit of {d.name} ({details})", extra
+    return done.result, done.recognizer, done.title, extra
 
 
 def _audit(args: argparse.Namespace) -> tuple[Audit, RecognizerReport | None, str, dict]:

@@ -23,7 +23,7 @@ from fastapi import (
 from fastapi.responses import HTMLResponse
 from pydantic import BaseModel, Field
 
-from audit.ledger_audit import audit_die
+from audit.ledger_audit import DieAudit, audit_die
 from audit.logs import LogError
 from mechanics.reading import Reading, ReadingRefused
 from server.admin import AdminError, AdminPin
@@ -196,27 +196,24 @@ def create_app(
 
     @app.get("/api/dice/{die_id}/audit")
     def die_audit(die_id: str, bias: float = Query(0.2, gt=0, le=1)) -> dict[str, Any]:
-        try:
-            return audit_die(table.ledger, table.registry, die_id, bias=bias).to_json()
-        except NotFound as err:
-            raise HTTPException(status_code=404, detail=str(err)) from None
-        except LogError as err:
-            raise HTTPException(status_code=409, detail=str(err)) from None
+        return _audited(die_id, bias).to_json()
 
     @app.get("/audit/{die_id}", response_class=HTMLResponse, include_in_schema=False)
     def die_report(die_id: str) -> str:
         """The printable audit report of a registered die (the audit page links here)."""
         from audit.report import render
 
+        done = _audited(die_id)
+        return render(done.result, done.title, done.recognizer)
+
+    def _audited(die_id: str, bias: float = 0.2) -> DieAudit:
+        """A registered die's audit; 404 for an unknown die, 409 before its first reading."""
         try:
-            done = audit_die(table.ledger, table.registry, die_id)
+            return audit_die(table.ledger, table.registry, die_id, bias=bias)
         except NotFound as err:
             raise HTTPException(status_code=404, detail=str(err)) from None
         except LogError as err:
             raise HTTPException(status_code=409, detail=str(err)) from None
-        d = done.die
-        title = f"Audit of {d.name} ({', '.join(x for x in (d.type, d.colour, d.set) if x)})"
-        return render(done.result, title, done.recognizer)
 
     @app.post("/api/throws/{throw_id}/confirm", status_code=201, dependencies=admin_only)
     def confirm(
