@@ -198,4 +198,6 @@ def _hardware_loop(config: Any, table: Any, camera: Any) -> Any:
 
 
 def _camera_needs(table: Any) -> list[str]:
-    return [d for d in table.needs() if d in ("d6", "dF")]
+    from server.camera import PIP_DICE
+
+    return [d for d in table.needs() if d in PIP_DICE]

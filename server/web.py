@@ -73,18 +73,19 @@ def odds_for(system: str, params: dict[str, Any]) -> dict[str, Any]:
     """`dicebridge odds SYSTEM --json` for a dict of parameters; ValueError says what is wrong."""
     if system not in odds.SYSTEMS:
         raise ValueError(f"unknown system {system!r}; systems are {', '.join(odds.SYSTEMS)}")
-    known = {p["name"]: p for p in system_parameters(system)}
+    parser = _parser(system)  # built once: it both names the options and parses them
+    options = {a.dest: a for a in parser._actions if a.option_strings}
     argv: list[str] = []
     for name, value in params.items():
-        if name not in known:
+        if name not in options:
             raise ValueError(f"{system} has no parameter {name!r}")
-        flag = "--" + name.replace("_", "-")
-        if known[name]["kind"] == "flag":
+        flag = options[name].option_strings[0]
+        if isinstance(options[name], argparse._StoreTrueAction):
             argv += [flag] if value is True else []
         elif value is not None and value != "":
             argv += [flag, str(value)]
     try:
-        args = _parser(system).parse_args(argv)
+        args = parser.parse_args(argv)
     except (argparse.ArgumentError, SystemExit) as err:
         raise ValueError(f"{system}: {err}") from None
     report = odds.load(system).compute(args)
