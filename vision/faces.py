@@ -2,9 +2,11 @@
 
 The network (``vision/models/faces.onnx``, run by OpenCV's dnn module) sorts a
 32 × 32 crop into: not a die, a d6 showing 1–6 pips, a Fudge die showing −,
-blank or +.  It learnt the top face from oblique photos, so pips on the side
-faces do not count.  Each crop is read at four quarter turns and the answers
-averaged.  Only the classes a die of the expected type can show compete.
+blank or +, a cocked die (leaning, no face up), and a d6 whose pips make no
+real face.  It learnt the top face from oblique photos, so pips on the side
+faces do not count.  A crop the first look is unsure of is read at four quarter
+turns and the answers averaged.  Only the classes a die of the expected type
+can show compete.
 """
 
 from __future__ import annotations
@@ -19,14 +21,17 @@ import numpy as np
 from vision.crops import CROP_SIZE, to_blob
 
 MODELS = Path(__file__).resolve().parent / "models"
-CLASSES = ("none", "1", "2", "3", "4", "5", "6", "dF-", "dF0", "dF+")
+CLASSES = ("none", "1", "2", "3", "4", "5", "6", "dF-", "dF0", "dF+", "cocked", "bad pips")
 NONE = 0
+COCKED = 10
+IMPOSSIBLE = 11
 ALLOWED = {
-    "d6": (0, 1, 2, 3, 4, 5, 6),
-    "dF": (0, 7, 8, 9),
-    "any": tuple(range(10)),
+    "d6": (0, 1, 2, 3, 4, 5, 6, COCKED, IMPOSSIBLE),
+    "dF": (0, 7, 8, 9, COCKED),
+    "any": tuple(range(len(CLASSES))),
 }
 VALUE = {1: 1, 2: 2, 3: 3, 4: 4, 5: 5, 6: 6, 7: -1, 8: 0, 9: 1}
+PROBLEM = {COCKED: "cocked", IMPOSSIBLE: "impossible pips"}
 
 
 class ModelError(RuntimeError):
@@ -36,17 +41,24 @@ class ModelError(RuntimeError):
 @dataclass(frozen=True)
 class FaceGuess:
     die: str  # "d6" or "dF", or "" when it is not a die
-    value: int
+    value: int | None  # None when no face can be read (see ``problem``)
     confidence: float  # the chance the network gives its answer
     not_a_die: float  # the chance it gives "not a die"
+    problem: str = ""  # "cocked" or "impossible pips": a die, but no face to read
+    best_face: int | None = None  # with a problem: the likeliest face all the same
 
 
 class FaceClassifier:
     def __init__(self, path: Path | None = None, recheck: float = 0.9) -> None:
         self.recheck = recheck
         path = path or MODELS / "faces.onnx"
-        meta = path.with_suffix(".json")
-        self.size = json.loads(meta.read_text())["size"] if meta.is_file() else CROP_SIZE
+        meta = (
+            json.loads(path.with_suffix(".json").read_text())
+            if path.with_suffix(".json").is_file()
+            else {}
+        )
+        self.size = int(meta.get("size", CROP_SIZE))
+        self.classes = int(meta.get("classes", 10))  # an older model: no cocked, no bad pips
         try:
             self._net = cv2.dnn.readNetFromONNX(str(path))
         except cv2.error as err:
@@ -79,7 +91,8 @@ class FaceClassifier:
     def read(self, crops: list[np.ndarray], die: str = "any") -> list[FaceGuess]:
         if die not in ALLOWED:
             raise ValueError(f"pip reading knows d6 and dF, not {die!r}")
-        allowed = ALLOWED[die]
+        allowed = tuple(c for c in ALLOWED[die] if c < self.classes)
+        faces = [k for k, c in enumerate(allowed) if c in VALUE]
         guesses = []
         for p in self.probabilities(crops):
             q = p[list(allowed)]
@@ -87,8 +100,12 @@ class FaceClassifier:
             best = allowed[int(np.argmax(q))]
             conf = float(q.max())
             if best == NONE:
-                guesses.append(FaceGuess("", 0, conf, conf))
+                guesses.append(FaceGuess("", None, conf, conf))
                 continue
-            kind = "dF" if best >= 7 else "d6"
+            face = allowed[faces[int(np.argmax(q[faces]))]]
+            kind = "dF" if 7 <= face <= 9 else "d6"
+            if best in PROBLEM:
+                guesses.append(FaceGuess(kind, None, conf, float(q[0]), PROBLEM[best], VALUE[face]))
+                continue
             guesses.append(FaceGuess(kind, VALUE[best], conf, float(q[0])))
         return guesses

@@ -38,6 +38,7 @@ class DieReading:
     uncertain: bool = False
     advice: str = ""
     colour: str = ""
+    problem: str = ""  # "cocked", "impossible pips", "cut by the edge": why it is uncertain
 
     def to_reading(self, source: str = "camera") -> Reading | None:
         """The mechanics' reading, or None for an uncertain die (a person must decide)."""
@@ -49,7 +50,7 @@ class DieReading:
         return {
             "die": self.die, "value": self.value, "confidence": round(self.confidence, 4),
             "box": list(self.box), "uncertain": self.uncertain, "advice": self.advice,
-            "colour": self.colour,
+            "colour": self.colour, "problem": self.problem,
         }  # fmt: skip
 
 
@@ -68,10 +69,16 @@ class ThrowReading:
         return tuple(d for d in self.dice if d.uncertain)
 
 
-def _advice(die: str, value: int | None, confidence: float, colour: str, cut: bool) -> str:
+def _advice(
+    die: str, value: int | None, confidence: float, colour: str, cut: bool, problem: str = ""
+) -> str:
     name = f"{colour} {die}".strip()
     if cut:
         return f"move the {name} fully into the tray, or re-throw it"
+    if problem == "cocked":
+        return f"re-throw the {name}: it is cocked (no face lies flat)"
+    if problem == "impossible pips":
+        return f"look at the {name}: its pips make no real face (a misprint, or something on it?)"
     if value is not None and confidence >= LIKELY:
         shown = f"{value:+d}" if die == "dF" else str(value)
         return f"confirm: {shown}? (the {name})"
@@ -121,7 +128,7 @@ class DiceReader:
                 kind, value, conf = (die if die != "any" else "d6"), None, 0.0
             else:
                 kind, value, conf = guess.die, guess.value, guess.confidence
-            dice.append(self._die_reading(image, f.box, kind, value, conf, crop))
+            dice.append(self._die_reading(image, f.box, kind, value, conf, crop, guess.problem))
         problem = "" if dice else "no dice seen"
         return ThrowReading(tuple(dice), (time.perf_counter() - start) * 1000, problem)
 
@@ -133,17 +140,19 @@ class DiceReader:
         value: int | None,
         confidence: float,
         crop: np.ndarray,
+        problem: str = "",
     ) -> DieReading:
         """One found die as a reading: sure, or uncertain with what to do about it."""
         h, w = image.shape[:2]
         x0, y0, x1, y1 = found_box
         box = _int_box(found_box, w, h)
         cut = x0 < EDGE or y0 < EDGE or x1 > w - EDGE or y1 > h - EDGE
-        uncertain = cut or value is None or confidence < self.sure
+        problem = "cut by the edge" if cut else problem
+        uncertain = bool(problem) or value is None or confidence < self.sure
         colour = colour_name(crop) if uncertain else ""  # named only when advice needs it
-        advice = _advice(kind, value, confidence, colour, cut) if uncertain else ""
+        advice = _advice(kind, value, confidence, colour, cut, problem) if uncertain else ""
         full = image[box[1] : box[3], box[0] : box[2]].copy()
-        return DieReading(kind, value, confidence, box, full, uncertain, advice, colour)
+        return DieReading(kind, value, confidence, box, full, uncertain, advice, colour, problem)
 
     def _read_numbered(
         self, image: np.ndarray, found: list[Found], dieset: DieSet, start: float
@@ -171,10 +180,15 @@ class DiceReader:
         kind = guess.die or (die if die != "any" else "d6")
         uncertain = value is None or guess.confidence < self.sure
         colour = colour_name(image)
-        advice = _advice(kind, value, guess.confidence, colour, False) if uncertain else ""
-        reading = DieReading(
-            kind, value, guess.confidence, (0, 0, w, h), image, uncertain, advice, colour
+        advice = (
+            _advice(kind, value, guess.confidence, colour, False, guess.problem)
+            if uncertain
+            else ""
         )
+        reading = DieReading(
+            kind, value, guess.confidence, (0, 0, w, h), image, uncertain, advice, colour,
+            guess.problem,
+        )  # fmt: skip
         return ThrowReading((reading,), (time.perf_counter() - start) * 1000)
 
 

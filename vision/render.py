@@ -78,6 +78,7 @@ class RenderedDie:
     look: DieLook
     cocked: bool
     partly_outside: bool
+    impossible: bool = False  # pips that make no real d6 face
 
 
 @dataclass(frozen=True)
@@ -100,6 +101,7 @@ class ThrowSpec:
     touching: float = 0.2
     cocked: float = 0.0
     outside: float = 0.0
+    impossible: float = 0.0  # share of pip d6s drawn with pips no real face has
     blur: float = 0.6
     noise: float = 4.0
     perspective: float = 0.15
@@ -235,6 +237,8 @@ def _plan(spec: ThrowSpec, rng: np.random.Generator) -> _Plan:
                 np.array([math.cos(squash[1]), math.sin(squash[1])]) * edge * rng.uniform(0.3, 0.45)
             )
         pose = Pose((0.0, 0.0), rng.uniform(0, 360), value, int(rng.integers(2**62)), squash)
+        if spec.impossible > 0 and die == "d6" and not look.numerals:
+            pose = replace(pose, impossible=bool(rng.random() < spec.impossible))
 
         def attempt(
             centre_out: np.ndarray,
@@ -310,7 +314,7 @@ def _plan(spec: ThrowSpec, rng: np.random.Generator) -> _Plan:
             min(w, math.ceil(box[2])),
             min(h, math.ceil(box[3])),
         )
-        truth = RenderedDie(die, value, int_box, top, look, cocked, outside)  # type: ignore[arg-type]
+        truth = RenderedDie(die, value, int_box, top, look, cocked, outside, p.impossible)  # type: ignore[arg-type]
         placed.append(_Die(die, look, edge, p, truth))
         boxes.append(box)  # type: ignore[arg-type]
     sigma = rng.uniform(0, spec.blur) if spec.blur > 0 else 0.0

@@ -114,6 +114,62 @@ def _pips(value: int, rng: np.random.Generator) -> list[tuple[float, float]]:
     return layout
 
 
+_GRID = (0.27, 0.5, 0.73)
+
+
+def _symmetries(cells: frozenset[tuple[int, int]]) -> set[frozenset[tuple[int, int]]]:
+    """A set of 3 × 3 grid cells under the square's eight turns and mirrors."""
+    out = set()
+    for mirror in (False, True):
+        turned = {(y, x) if mirror else (x, y) for x, y in cells}
+        for _ in range(4):
+            turned = {(2 - y, x) for x, y in turned}
+            out.add(frozenset(turned))
+    return out
+
+
+# every layout a real d6 face shows, in every turn and mirror (grid cells 0..2)
+_FACES = (
+    {(1, 1)},
+    {(0, 0), (2, 2)},
+    {(0, 0), (1, 1), (2, 2)},
+    {(0, 0), (2, 0), (0, 2), (2, 2)},
+    {(0, 0), (2, 0), (0, 2), (2, 2), (1, 1)},
+    {(0, 0), (0, 1), (0, 2), (2, 0), (2, 1), (2, 2)},
+)
+VALID_LAYOUTS = frozenset(s for cells in _FACES for s in _symmetries(frozenset(cells)))
+
+
+def impossible_pips(rng: np.random.Generator) -> list[tuple[float, float]]:
+    """Pip centres (unit coordinates) that no d6 face shows: cells of the 3 × 3 grid in a
+    pattern no face has (two side by side, an L, seven or more pips), or a real face
+    with one pip moved off the grid or one too many."""
+    if rng.random() < 0.6:
+        while True:
+            cells = frozenset(
+                (int(i % 3), int(i // 3))
+                for i in rng.choice(9, int(rng.integers(2, 10)), replace=False)
+            )
+            if cells not in VALID_LAYOUTS:
+                return [(_GRID[x], _GRID[y]) for x, y in cells]
+    layout = _pips(int(rng.integers(2, 7)), rng)
+    if len(layout) < 6 and rng.random() < 0.5:  # one pip too many
+        spots = [(0.5, 0.27), (0.27, 0.5), (0.38, 0.38), (0.62, 0.4), (0.5, 0.73)]
+        extra = [p for p in spots if min(math.dist(p, q) for q in layout) > 0.18]
+        if extra:
+            return [*layout, extra[int(rng.integers(len(extra)))]]
+    grid = [(gx, gy) for gx in _GRID for gy in _GRID]
+    i = int(rng.integers(len(layout)))
+    while True:  # one pip moved well off its place, to no other pip's place
+        x, y = (float(np.clip(v + rng.choice([-1, 1]) * rng.uniform(0.1, 0.2), 0.22, 0.78))
+                for v in layout[i])  # fmt: skip
+        others = [q for k, q in enumerate(layout) if k != i]
+        if min(math.dist((x, y), q) for q in grid) > 0.09 and all(
+            math.dist((x, y), q) > 0.18 for q in others
+        ):
+            return [*others, (x, y)]
+
+
 def numeral(
     mask: np.ndarray,
     text: str,
@@ -141,8 +197,10 @@ def face_texture(
     numerals: bool,
     size: int,
     rng: np.random.Generator,
+    impossible: bool = False,
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """The die seen straight from above: colour (BGR uint8), coverage and ink masks (float 0..1)."""
+    """The die seen straight from above: colour (BGR uint8), coverage and ink masks (float 0..1).
+    ``impossible``: a d6 whose pips make no real face (see :func:`impossible_pips`)."""
     outline = SHAPES[die][1]
     colour = np.zeros((size, size, 3), np.uint8)
     colour[:] = body
@@ -196,7 +254,9 @@ def face_texture(
         numeral(ink_mask, str(value), (0.5 * u + MARGIN * u, 0.5 * u + MARGIN * u), 0.42 * u, font)
     else:
         radius = 0.13 if value == 1 else (0.085 if value == 6 else 0.095)
-        for x, y in _pips(value, rng):
+        if impossible:
+            radius = 0.085 if rng.random() < 0.5 else 0.095
+        for x, y in impossible_pips(rng) if impossible else _pips(value, rng):
             c = to_px([[x, y]], size)[0]
             fixed = (round(c[0] * _ONE), round(c[1] * _ONE))
             cv2.circle(rim, fixed, round(radius * u * _ONE), 255, -1, cv2.LINE_AA, SHIFT)
@@ -250,6 +310,7 @@ class Pose:
     seed: int
     squash: tuple[float, float] = (1.0, 0.0)  # factor, axis angle (rad)
     side: tuple[float, float] = (0.0, 0.0)  # shift from top face to base, scene pixels
+    impossible: bool = False  # a d6 whose top face's pips make no real face
 
 
 def linear(edge: float, angle: float, squash: tuple[float, float]) -> np.ndarray:
@@ -307,7 +368,7 @@ def die_layer(
         alpha = a_band.astype(np.float32)
     tsize = max(48, int(texture * edge * (1 + 2 * MARGIN)))  # texture pixels per layer pixel
     tex, cover, ink_m = face_texture(
-        die, pose.value, look.body, look.ink, look.numerals, tsize, rng
+        die, pose.value, look.body, look.ink, look.numerals, tsize, rng, pose.impossible
     )
     tex_f = tex.astype(np.float32)
     a_top = cover * (0.55 + 0.45 * ink_m) if look.translucent else cover

@@ -19,6 +19,7 @@ from vision.render import (
     render_throw,
     write_dataset,
 )
+from vision.render_faces import VALID_LAYOUTS, impossible_pips
 
 SMALL = {"size": (200, 200), "die_px": (24, 30)}
 OPAQUE = (DieLook((40, 30, 200), (240, 240, 240)), DieLook((235, 235, 230), (25, 25, 25)))
@@ -153,6 +154,32 @@ def test_cocked_and_cut_dice_are_flagged() -> None:
     assert all(d.box[0] == 0 or d.box[1] == 0 or d.box[2] == 200 or d.box[3] == 200 for d in dice)
     calm = render_throw(ThrowSpec(("d6",) * 3, **SMALL), np.random.default_rng(0)).dice  # type: ignore[arg-type]
     assert not any(d.cocked or d.partly_outside for d in calm)
+
+
+def test_impossible_pip_layouts_are_no_real_face() -> None:
+    # the nine layouts of real faces (the 2, 3 and 6 each come two ways), turns and mirrors
+    assert len(VALID_LAYOUTS) == 9
+    rng = np.random.default_rng(7)
+    grid = {0.27: 0, 0.5: 1, 0.73: 2}
+    on_grid = 0
+    for _ in range(400):
+        pips = impossible_pips(rng)
+        assert len(pips) >= 2
+        cells = {(grid.get(round(x, 2)), grid.get(round(y, 2))) for x, y in pips}
+        if all(None not in c for c in cells) and len(cells) == len(pips):
+            on_grid += 1
+            assert frozenset(cells) not in VALID_LAYOUTS  # type: ignore[arg-type]
+        else:  # a pip off the grid: no real face has one there
+            assert any(round(x, 2) not in grid or round(y, 2) not in grid for x, y in pips)
+    assert 150 < on_grid < 350  # both kinds are drawn
+
+
+def test_impossible_dice_are_flagged_and_only_pip_d6s() -> None:
+    spec = ThrowSpec(("d6", "d6", "dF", "d10"), impossible=1.0, looks=OPAQUE, **SMALL)  # type: ignore[arg-type]
+    dice = render_throw(spec, np.random.default_rng(1)).dice
+    assert [d.impossible for d in dice] == [True, True, False, False]
+    calm = render_throw(ThrowSpec(("d6",) * 3, **SMALL), np.random.default_rng(1)).dice  # type: ignore[arg-type]
+    assert not any(d.impossible for d in calm)
 
 
 def test_unknown_die_and_bad_values_are_refused() -> None:

@@ -1,7 +1,8 @@
 """The crop classifier's training set: augmented crops of labelled dice, and of not-dice.
 
 Classes: 0 not a die, 1–6 a d6 showing that many pips, 7/8/9 a Fudge die
-showing −, blank, +.  ``python -m vision.training.crops_set OUT.npz``.
+showing −, blank, +, 10 a cocked die (leaning on another or on the wall, no face
+up), 11 a d6 whose pips make no real face.  ``python -m vision.training.crops_set OUT.npz``.
 """
 
 from __future__ import annotations
@@ -18,10 +19,16 @@ from vision.render import PALETTE, DieLook, ThrowSpec, render_throw
 
 NOT_A_DIE = 0
 FUDGE = {-1: 7, 0: 8, 1: 9}
-CLASSES = ("none", "1", "2", "3", "4", "5", "6", "dF-", "dF0", "dF+")
+COCKED = 10
+IMPOSSIBLE = 11
+CLASSES = ("none", "1", "2", "3", "4", "5", "6", "dF-", "dF0", "dF+", "cocked", "bad pips")
 
 
-def class_of(die: str, value: int) -> int:
+def class_of(die: str, value: int, cocked: bool = False, impossible: bool = False) -> int:
+    if cocked:
+        return COCKED
+    if impossible:
+        return IMPOSSIBLE
     return FUDGE[value] if die == "dF" else value
 
 
@@ -123,14 +130,17 @@ def build(
             perspective=float(rng.uniform(0, 0.3)),
             blur=float(rng.uniform(0.3, 1.2)),
             touching=0.3,
+            cocked=0.1,
+            impossible=0.12,
             looks=looks,
         )
         throw = render_throw(spec, rng)
         boxes = [d.box for d in throw.dice]
         for d in throw.dice:
-            if d.cocked or d.partly_outside:
+            if d.partly_outside:
                 continue
-            augmented(throw.image, d.box, class_of(d.die, d.value), 3, rng, xs, ys)
+            label = class_of(d.die, d.value, d.cocked, d.impossible)
+            augmented(throw.image, d.box, label, 3, rng, xs, ys)
         negatives(throw.image, boxes, 4, rng, xs, ys)
     return np.stack(xs), np.asarray(ys, np.int64)
 

@@ -18,7 +18,7 @@ from vision.finder import INPUT, letterbox
 from vision.render import PALETTE, DieLook, ThrowSpec, render_throw
 from vision.training.crops_set import jitter, parallel, read_image
 
-DIE_TYPES = ("d6", "d6", "dF", "d10", "d20", "d5")
+DIE_TYPES = ("d6", "d6", "dF", "d10", "d20", "d5", "d5")  # d5s are small: more of them
 
 
 def _place(image: np.ndarray, boxes: np.ndarray, rng: np.random.Generator):
@@ -68,6 +68,9 @@ def build(rng: np.random.Generator, synthetic: int, photos_too: bool = True, cop
             perspective=float(rng.uniform(0, 0.3)),
             blur=float(rng.uniform(0.3, 1.5)),
             touching=0.4,
+            cocked=0.1,  # found, so that the reader can say "re-throw it"
+            outside=0.05,
+            impossible=0.05,
             looks=looks,
         )
         throw = render_throw(spec, rng)

@@ -48,12 +48,24 @@ def targets(lengths: np.ndarray, boxes: np.ndarray) -> tuple[np.ndarray, np.ndar
 
 
 def build_net():  # type: ignore[no-untyped-def]
+    """Full 3 × 3 convolutions where the channels are few (the first two, at 1/2 and 1/4
+    of the input), depthwise-separable ones after: 4 ms a frame on one core where
+    all-full convolutions took 9.  Dilated blocks at 1/8 see a die whole with the tray
+    around it (receptive field 135 input pixels); the centre map comes out at 1/4."""
     import torch
     import torch.nn as nn
 
-    def block(cin: int, cout: int, stride: int = 1, dilation: int = 1) -> nn.Sequential:
+    def full(cin: int, cout: int, stride: int = 1) -> nn.Sequential:
         return nn.Sequential(
-            nn.Conv2d(cin, cout, 3, stride, dilation, dilation=dilation, bias=False),
+            nn.Conv2d(cin, cout, 3, stride, 1, bias=False), nn.BatchNorm2d(cout), nn.ReLU()
+        )
+
+    def separable(cin: int, cout: int, stride: int = 1, dilation: int = 1) -> nn.Sequential:
+        return nn.Sequential(
+            nn.Conv2d(cin, cin, 3, stride, dilation, dilation=dilation, groups=cin, bias=False),
+            nn.BatchNorm2d(cin),
+            nn.ReLU(),
+            nn.Conv2d(cin, cout, 1, bias=False),
             nn.BatchNorm2d(cout),
             nn.ReLU(),
         )
@@ -61,23 +73,23 @@ def build_net():  # type: ignore[no-untyped-def]
     class Finder(nn.Module):
         def __init__(self) -> None:
             super().__init__()
-            self.c1 = block(3, 16, 2)  # 128
-            self.c2 = block(16, 24, 2)  # 64
-            self.c3 = block(24, 32)
-            self.c4 = block(32, 48, 2)  # 32
-            self.c5 = block(48, 48)
-            self.c6 = block(48, 48, dilation=2)
-            self.fuse = nn.Sequential(
-                nn.Conv2d(80, 32, 1, bias=False), nn.BatchNorm2d(32), nn.ReLU()
+            self.fine = nn.Sequential(full(3, 16, 2), full(16, 24, 2), separable(24, 32))  # 1/4
+            self.coarse = nn.Sequential(
+                separable(32, 64, 2),  # 1/8
+                separable(64, 64),
+                separable(64, 64, dilation=2),
+                separable(64, 64, dilation=4),
             )
-            self.c7 = block(32, 32)
+            self.fuse = nn.Sequential(
+                nn.Conv2d(96, 32, 1, bias=False), nn.BatchNorm2d(32), nn.ReLU()
+            )
+            self.last = separable(32, 32)
             self.head = nn.Conv2d(32, 2, 1)
 
         def forward(self, x):  # type: ignore[no-untyped-def]
-            a = self.c3(self.c2(self.c1(x)))
-            b = self.c6(self.c5(self.c4(a)))
-            up = nn.functional.interpolate(b, scale_factor=2.0, mode="nearest")
-            out = self.head(self.c7(self.fuse(torch.cat([a, up], 1))))
+            a = self.fine(x)
+            up = nn.functional.interpolate(self.coarse(a), scale_factor=2.0, mode="nearest")
+            out = self.head(self.last(self.fuse(torch.cat([a, up], 1))))
             return torch.cat([torch.sigmoid(out[:, :1]), out[:, 1:]], 1)
 
     return Finder()
@@ -91,6 +103,7 @@ def main() -> None:
     parser.add_argument("out", type=Path)
     parser.add_argument("--epochs", type=int, default=30)
     parser.add_argument("--seed", type=int, default=1)
+    parser.add_argument("--lr", type=float, default=3e-3, help="peak learning rate")
     parser.add_argument("--device", default="cpu", help="cpu or cuda")
     args = parser.parse_args()
     dev = torch.device(args.device)
@@ -103,8 +116,8 @@ def main() -> None:
     net = build_net().to(dev)
     batch_size = 32
     steps = args.epochs * (len(frames) // batch_size + 1)
-    opt = torch.optim.AdamW(net.parameters(), 2e-3, weight_decay=1e-4)
-    sched = torch.optim.lr_scheduler.OneCycleLR(opt, 2e-3, total_steps=steps)
+    opt = torch.optim.AdamW(net.parameters(), args.lr, weight_decay=1e-4)
+    sched = torch.optim.lr_scheduler.OneCycleLR(opt, args.lr, total_steps=steps)
     for epoch in range(args.epochs):
         start = time.perf_counter()
         net.train()
@@ -113,17 +126,21 @@ def main() -> None:
         for i in range(0, len(order), batch_size):
             idx = order[i : i + batch_size]
             x = frames[idx].permute(0, 3, 1, 2).float() / 255.0
-            out = net(x)
+            t, s, m = heat[idx], size[idx], mask[idx]
+            # a quarter turn and a mirror, frame and targets alike: eight frames from one
+            k, flip = int(torch.randint(0, 4, (1,))), bool(torch.randint(0, 2, (1,)))
+            x, t, s, m = (torch.rot90(a, k, (-2, -1)) for a in (x, t, s, m))
+            if flip:
+                x, t, s, m = (a.flip(-1) for a in (x, t, s, m))
+            out = net(x.contiguous())
             p = out[:, 0].clamp(1e-4, 1 - 1e-4)
-            t = heat[idx]
             pos = (t == 1.0).float()
             focal = -(
                 pos * (1 - p) ** 2 * torch.log(p)
                 + (1 - pos) * (1 - t) ** 4 * p**2 * torch.log(1 - p)
             ).sum()
             focal = focal / pos.sum().clamp(min=1)
-            m = mask[idx]
-            l1 = (torch.abs(out[:, 1] - size[idx]) * m).sum() / m.sum().clamp(min=1)
+            l1 = (torch.abs(out[:, 1] - s) * m).sum() / m.sum().clamp(min=1)
             loss = focal + l1
             opt.zero_grad()
             loss.backward()
