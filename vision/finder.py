@@ -147,7 +147,7 @@ def change_map(image: np.ndarray, empty_tray: np.ndarray, shrink: int = 4) -> np
         _, best, _, (rx, ry) = cv2.minMaxLoc(fit)
         if best > 0.5:
             shift = np.array([[1, 0, rx - m], [0, 1, ry - m]], dtype=np.float32)
-            b = cv2.warpAffine(b, shift, size, borderMode=cv2.BORDER_REPLICATE)
+            b = np.asarray(cv2.warpAffine(b, shift, size, borderMode=cv2.BORDER_REPLICATE))
     ratio = np.log((a + 20) / (b + 20))
     ratio -= np.median(ratio.reshape(-1, 3), axis=0)
     return np.asarray(cv2.GaussianBlur(np.abs(ratio).max(axis=2), (0, 0), 1.5), np.float32)
