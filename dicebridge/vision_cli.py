@@ -50,6 +50,12 @@ def add_subcommand(subparsers: Any) -> None:
     sy.add_argument("--dice", nargs="+", default=["d6"], choices=("d5", "d6", "d10", "d20", "dF"))
     sy.add_argument("--count", type=int, default=100, help="images (default 100)")
     sy.add_argument("--seed", type=int, default=1)
+    sy.add_argument("--look", type=int, metavar="N",
+                    help="every die in look N of vision.render.PALETTE (default: any)")  # fmt: skip
+    sy.add_argument("--per-image", type=int, metavar="N",
+                    help="exactly N dice per image (default: 1 to 8)")  # fmt: skip
+    sy.add_argument("--perspective", type=float, metavar="P",
+                    help="camera tilt, 0 for straight down (default: the renderer's)")  # fmt: skip
     sy.set_defaults(handler=run_synth)
 
     from vision.teach_cli import add_teach
@@ -171,12 +177,24 @@ def run_read(args: argparse.Namespace) -> int:
 def run_synth(args: argparse.Namespace) -> int:
     import numpy as np
 
-    from vision.render import write_dataset
+    from vision.render import PALETTE, write_dataset
 
     if not 1 <= args.count <= 100_000:
         return _fail("--count must be between 1 and 100000")
+    spec: dict[str, Any] = {}
+    if args.look is not None:
+        if not 0 <= args.look < len(PALETTE):
+            return _fail(f"--look must be 0 to {len(PALETTE) - 1}")
+        spec["looks"] = (PALETTE[args.look],)
+    if args.per_image is not None:
+        if not 1 <= args.per_image <= 8:
+            return _fail("--per-image must be 1 to 8")
+        spec["per_image"] = (args.per_image, args.per_image)
+    if args.perspective is not None:
+        spec["perspective"] = args.perspective
     labels = write_dataset(
-        args.directory, args.count, np.random.default_rng(args.seed), dice_choices=tuple(args.dice)
-    )
+        args.directory, args.count, np.random.default_rng(args.seed),
+        dice_choices=tuple(args.dice), **spec,
+    )  # fmt: skip
     print(f"wrote {args.count} images and {labels}")
     return 0

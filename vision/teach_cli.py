@@ -27,6 +27,12 @@ def add_teach(sub: Any) -> None:
     teach.add_argument("--face", action="append", default=[], metavar="VALUE=PATH")
     teach.add_argument("--empty-tray", type=Path, metavar="IMAGE", help="the tray with no dice")
     teach.add_argument(
+        "--synthetic-look",
+        type=int,
+        metavar="N",
+        help="teach from the renderer's own dice of look N (vision.render.PALETTE), to measure",
+    )
+    teach.add_argument(
         "--from-clusters",
         type=Path,
         metavar="DIR",
@@ -100,6 +106,17 @@ def run_teach(args: argparse.Namespace) -> int:
             shown.append((int(value), Path(path)))
     except DatasetError as err:
         return fail(str(err))
+    if args.synthetic_look is not None:
+        from vision.teach_synthetic import taught_from_renders
+
+        try:
+            dieset = taught_from_renders(args.die, args.synthetic_look, args.name or args.out.name)
+        except ValueError as err:
+            return fail(str(err))
+        dieset.save(args.out)
+        print(f"taught every face of a synthetic {args.die} (look {args.synthetic_look}) "
+              f"into {args.out}")  # fmt: skip
+        return 0
     if args.from_clusters is not None:
         from vision.cluster import teach_from_folders
 

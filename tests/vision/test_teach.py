@@ -3,11 +3,14 @@
 The burks_polyhedral photos (../shared) teach a d20, a d10 and a numeral d6,
 which are then found on the tray (wood and tray edges must not pass for dice)
 and read back, also turned, rescaled, re-lit and blurred (vision/perturb.py).
-Synthetic d5s and d20s are taught from single renders and read in throws.
+Synthetic d5s, d10s and d20s are taught from renders of their faces and read in
+throws, straight down and through the renderer's tilted camera.
 """
 
 from __future__ import annotations
 
+import functools
+from collections import Counter
 from pathlib import Path
 
 import cv2
@@ -18,8 +21,9 @@ from dicebridge.cli import main
 from vision.datasets import read_dataset, shared_photos
 from vision.perturb import perturb
 from vision.reader import DiceReader
-from vision.render import FACES, PALETTE, ThrowSpec, render_die, render_throw
+from vision.render import PALETTE, ThrowSpec, render_throw
 from vision.teach import DieSet, DieSetError
+from vision.teach_synthetic import taught_from_renders
 
 PHOTOS = shared_photos()
 needs_photos = pytest.mark.skipif(
@@ -71,58 +75,54 @@ def test_burks_dice_are_taught_from_their_photos_and_read_back(tmp_path: Path) -
     assert wrong == []
 
 
-def _taught_from_renders(die: str, look_no: int, rng: np.random.Generator) -> DieSet:
-    """A die set taught from one straight render per face, laid on a plain grey tray."""
-    look = PALETTE[look_no]
-    dieset = DieSet(f"synthetic {die}", die)
-    for value in FACES[die]:
-        bgra = render_die(die, value, look, 48, rng)
-        h, w = bgra.shape[:2]
-        side = 2 * max(h, w)
-        canvas = np.full((side, side, 3), 178, np.float32)
-        y0, x0 = (side - h) // 2, (side - w) // 2
-        alpha = bgra[..., 3:4] / 255.0
-        patch = canvas[y0 : y0 + h, x0 : x0 + w]
-        canvas[y0 : y0 + h, x0 : x0 + w] = patch * (1 - alpha) + bgra[..., :3] * alpha
-        ys, xs = np.nonzero(bgra[..., 3] > 128)
-        box = (x0 + xs.min(), y0 + ys.min(), x0 + xs.max() + 1, y0 + ys.max() + 1)
-        dieset.teach(value, DieSet.region(canvas.astype(np.uint8), box))
-    return dieset
+@functools.cache
+def _taught(die: str, look: int) -> DieSet:
+    """A die set taught from the renderer's own dice of one look, every face in every
+    design the renderer draws (vision/teach_synthetic.py)."""
+    return taught_from_renders(die, look)
 
 
-def _read_synthetic(die: str, throws: int, seed: int) -> tuple[int, int, int, int]:
-    """(dice thrown, found by the finder, read right, read wrong) over ``throws`` throws of
-    three dice, each throw in another look (a die set per look)."""
+def _read_synthetic(
+    die: str, throws: int, seed: int, perspective: float
+) -> tuple[int, int, int, int]:
+    """(dice thrown, found, read right, read wrong) over ``throws`` throws of three dice,
+    each throw in the next look (a die set per look), scored as `vision eval` does: per
+    throw, the values read for sure against the values thrown."""
     rng = np.random.default_rng(seed)
     reader = DiceReader()
     thrown = found = right = wrong = 0
     for k in range(throws):
-        look_no = k % 12  # the plain looks (not the numeral d6s)
-        reader.diesets = {}
-        reader.add_dieset(_taught_from_renders(die, look_no, rng))
-        spec = ThrowSpec(dice=(die,) * 3, perspective=0.0, looks=(PALETTE[look_no],))
+        look = k % 12  # the plain looks (not the numeral d6s)
+        reader.diesets = {die: _taught(die, look)}
+        spec = ThrowSpec(dice=(die,) * 3, perspective=perspective, looks=(PALETTE[look],))
         throw = render_throw(spec, rng)
         result = reader.read(throw.image, die, throw.empty_tray)
-        truth = sorted(d.value for d in throw.dice)
-        read = sorted(d.value for d in result.certain if d.value is not None)
-        thrown += len(truth)
+        truth = Counter(d.value for d in throw.dice)
+        read = Counter(d.value for d in result.certain if d.value is not None)
+        thrown += len(throw.dice)
         found += len(result.dice)
-        hits = sum(min(truth.count(v), read.count(v)) for v in set(read))
-        right += hits
-        wrong += len(read) - hits
+        right += sum((truth & read).values())
+        wrong += sum(read.values()) - sum((truth & read).values())
     return thrown, found, right, wrong
 
 
-def test_synthetic_d5_taught_from_renders_reads_every_die_it_finds() -> None:
-    thrown, found, right, wrong = _read_synthetic("d5", 12, seed=5)
-    # measured: 36 thrown, 31 found (the finder misses 5), every one found read right
-    assert thrown == 36 and found >= 30 and right == found and wrong == 0
+def test_synthetic_d5_taught_from_renders_reads_what_it_finds_and_nothing_wrong() -> None:
+    # measured: straight down 36 thrown, 36 found, 36 right; through the renderer's tilted
+    # camera (and its blur) 36 thrown, 35 found (two touching dice found as one), 33 right,
+    # 2 left uncertain; none read wrong
+    thrown, found, right, wrong = _read_synthetic("d5", 12, seed=5, perspective=0.0)
+    assert (thrown, wrong) == (36, 0) and found >= 35 and right >= found - 1
+    thrown, found, right, wrong = _read_synthetic("d5", 12, seed=6, perspective=0.15)
+    assert (thrown, wrong) == (36, 0) and found >= 34 and right >= found - 3
 
 
-def test_synthetic_d20_taught_from_renders_never_reads_a_wrong_value() -> None:
-    thrown, found, _, wrong = _read_synthetic("d20", 8, seed=20)
-    # a known gap (docs/vision.md): most found d20s stay uncertain, but none is read wrong
-    assert thrown == 24 and found >= 18 and wrong == 0
+def test_synthetic_d10_and_d20_are_mostly_read_and_never_wrong() -> None:
+    # measured: d10 (tilted camera) 36 thrown, 36 found, 32 right; d20 (straight down)
+    # 36 thrown, 36 found, 28 right; the rest left uncertain ("confirm: 16?"), none wrong
+    thrown, found, right, wrong = _read_synthetic("d10", 12, seed=10, perspective=0.15)
+    assert (thrown, wrong) == (36, 0) and found >= 34 and right >= 31
+    thrown, found, right, wrong = _read_synthetic("d20", 12, seed=20, perspective=0.0)
+    assert (thrown, wrong) == (36, 0) and found >= 34 and right >= 27
 
 
 def test_bad_teaching_is_refused_with_a_reason(tmp_path: Path) -> None:
@@ -161,7 +161,7 @@ def test_teaching_without_labels_groups_throws_by_face(
     for group in groups:  # the owner looks at each group and names it by its face
         first = cv2.imread(str(next(group.glob("*.png"))))
         assert first is not None
-        probe = _taught_from_renders("d5", 2, np.random.default_rng(0))
+        probe = _taught("d5", 2)
         group.rename(group.with_name(str(probe.match(first).value)))
     assert sorted(int(g.name) for g in (tmp_path / "groups").iterdir()) == sorted(set(shown))
     code = main(["vision", "teach", str(tmp_path / "set"), "--die", "d5",
@@ -175,4 +175,4 @@ def test_teaching_without_labels_groups_throws_by_face(
         read = [d.value for d in reader.read(throw.image, "d5", throw.empty_tray).certain]
         right += read == [value]
         wrong += any(v != value for v in read)
-    assert wrong == 0 and right >= 8, (right, wrong)  # measured: 9 of 10 (one left uncertain)
+    assert wrong == 0 and right >= 9, (right, wrong)  # measured: 10 of 10

@@ -1,0 +1,135 @@
+"""Where a die lies in the square cut around the finder's box: its body, told from the tray.
+
+The body is the pixels whose colour stands apart from the tray at the square's
+border (brightness changes and shadows pass as tray).  Its centroid is the
+die's centre and the root of its area the die's size, so a box that is off by
+a fifth or a camera that zooms gives the same normalised view of the die.  A
+die touching another one in the square is cut apart from it where the two
+meet (their outlines make a waist there); what is still not one solid die (a
+tray edge, wood grain, a shadow) is no die at all.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import cv2
+import numpy as np
+
+MARGIN = 2.0  # the square's side over the finder's box side
+SHADE = 0.7  # log brightness: a shadow darkens the tray by up to half
+APART = 0.45  # touching dice are cut apart at waists narrower than this share of the box
+SOLID = 0.8  # a die's outline fills at least this share of its convex hull
+GAMMA = 1.45  # the most a camera's gamma may differ between teaching and reading
+
+
+@dataclass(frozen=True)
+class Body:
+    """Where a die's body lies in a region: centre and size (pixels of the region)."""
+
+    x: float
+    y: float
+    size: float
+    mask: np.ndarray | None = field(default=None, repr=False, compare=False)  # 255 on the body
+
+
+def _apart_from_tray(region: np.ndarray) -> np.ndarray:
+    """255 where the colour differs from the tray at the region's border (shadows let pass)."""
+    w = region.shape[1]
+    colour = np.log(region.astype(np.float32) + 10.0)  # a gain multiplies, a log shifts
+    bright = colour.mean(axis=2, keepdims=True)
+    colour = np.concatenate([colour - bright, bright], axis=2)  # chromaticity, brightness
+    rim = max(2, w // 20)
+    ring = np.concatenate(
+        [colour[:rim].reshape(-1, 4), colour[-rim:].reshape(-1, 4),
+         colour[:, :rim].reshape(-1, 4), colour[:, -rim:].reshape(-1, 4)]
+    )  # fmt: skip
+    diff = colour - np.median(ring, axis=0)
+    # a shadow is the tray a little darker, not a die: darkening up to SHADE is let pass
+    diff[..., 3] = np.where(diff[..., 3] < 0, np.minimum(diff[..., 3] + SHADE, 0), diff[..., 3])
+    dist = cv2.GaussianBlur(np.sqrt((diff**2).sum(axis=2)), (0, 0), w / 96)
+    scaled = np.clip(dist * (255.0 / max(float(dist.max()), 1e-3)), 0, 255).astype(np.uint8)
+    _, mask = cv2.threshold(scaled, 0, 255, cv2.THRESH_BINARY + cv2.THRESH_OTSU)
+    k = max(3, (w // 24) | 1)
+    return cv2.morphologyEx(mask, cv2.MORPH_OPEN, np.ones((k, k), np.uint8))
+
+
+def _solid(filled: np.ndarray, box: float) -> Body | None:
+    """The body ``filled`` (255 on it) when it is one solid die of about the box's size,
+    lying wholly inside the region."""
+    h, w = filled.shape
+    contours, _ = cv2.findContours(filled, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_SIMPLE)
+    if not contours:
+        return None
+    outline = max(contours, key=cv2.contourArea)
+    area = cv2.contourArea(outline)
+    x, y, bw, bh = cv2.boundingRect(outline)
+    hull = cv2.contourArea(cv2.convexHull(outline))
+    if (
+        area < (0.4 * box) ** 2
+        or area > (1.6 * box) ** 2
+        or min(x, y) <= 0
+        or x + bw >= w
+        or y + bh >= h
+        or hull <= 0
+        or area / hull < SOLID
+    ):
+        return None
+    m = cv2.moments(outline)
+    body = np.zeros((h, w), np.uint8)
+    # a die seen from above is convex: its hull also holds ink the colour of the tray
+    cv2.drawContours(body, [cv2.convexHull(outline)], -1, 255, cv2.FILLED)
+    return Body(m["m10"] / m["m00"], m["m01"] / m["m00"], float(np.sqrt(area)), body)
+
+
+def _cut_apart(filled: np.ndarray, box: float) -> np.ndarray:
+    """The part of ``filled`` nearest the region's centre once waists narrower than
+    APART × box are cut (two touching dice meet at a waist)."""
+    h, w = filled.shape
+    k = max(3, int(APART * box) | 1)
+    disc = cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (k, k))
+    cores = cv2.erode(filled, disc)
+    count, labels, _, centroids = cv2.connectedComponentsWithStats(cores)
+    if count <= 2:  # one core or none: there is nothing to cut
+        return filled
+    label = labels[h // 2, w // 2]
+    if label == 0:
+        gaps = np.hypot(centroids[1:, 0] - w / 2, centroids[1:, 1] - h / 2)
+        label = 1 + int(np.argmin(gaps))
+    core = np.where(labels == label, 255, 0).astype(np.uint8)
+    return cv2.bitwise_and(cv2.dilate(core, disc), filled)
+
+
+def locate(region: np.ndarray, margin: float = MARGIN) -> Body | None:
+    """The die's body in ``region`` (a square cut around a box ``margin`` times the box's side),
+    or None when nothing there looks like one solid die."""
+    h, w = region.shape[:2]
+    # the body's outline needs no more than half the region's resolution: four times faster
+    small = cv2.resize(region, (w // 2, h // 2), interpolation=cv2.INTER_AREA)
+    mask = cv2.resize(_apart_from_tray(small), (w, h), interpolation=cv2.INTER_LINEAR)
+    mask = np.where(mask > 127, 255, 0).astype(np.uint8)
+    contours, _ = cv2.findContours(mask, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_SIMPLE)
+    centre = (w / 2, h / 2)
+    inside = [c for c in contours if cv2.pointPolygonTest(c, centre, True) > -w / (4 * margin)]
+    if not inside:
+        return None
+    filled = np.zeros((h, w), np.uint8)
+    cv2.drawContours(filled, [max(inside, key=cv2.contourArea)], -1, 255, cv2.FILLED)
+    box = w / margin
+    return _solid(filled, box) or _solid(_cut_apart(filled, box), box)
+
+
+def body_colour(region: np.ndarray, body: Body) -> np.ndarray:
+    """The body's colour as two log-chromaticities (log B/G, log R/G), the median over it:
+    the same die under another lamp or gain keeps it, a die of another colour does not."""
+    pixels = region.reshape(-1, 3) if body.mask is None else region[body.mask > 0]
+    logs = np.log(pixels.astype(np.float32) + 10.0)
+    return np.median(logs[:, [0, 2]] - logs[:, 1:2], axis=0)
+
+
+def colour_gap(colour: np.ndarray, taught: np.ndarray) -> float:
+    """How far ``colour`` lies from the ``taught`` one, allowing a gamma change (which
+    scales log-chromaticities by up to GAMMA either way)."""
+    norm = float(taught @ taught)
+    gain = float(np.clip(colour @ taught / norm, 1 / GAMMA, GAMMA)) if norm > 1e-6 else 1.0
+    return float(np.linalg.norm(colour - gain * taught))

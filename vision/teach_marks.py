@@ -1,0 +1,243 @@
+"""The marks on a die (its numeral), compared with taught faces whatever the die's turn.
+
+A die is cut out at its own size (SIDE pixels per die size, from its body) and
+its *ink* kept: strokes and small shapes lighter or darker than what lies
+around them (a morphological top-hat or black-hat).  A facet's shading is a
+step in brightness, not a stroke, so the d20's and d10's side facets, the same
+on every face, drop out and the numeral is what is left.  A die set's ink is
+either lighter or darker than its body; only that side is kept, so the bright
+wedge of a face between its numeral and a corner is no ink on a die with dark
+numerals.  The ink's centre (mean shift from the die's middle) is the
+numeral's centre, wherever side faces seen at an angle put the body's centroid.
+
+Comparing takes two stages.  First the ink is unrolled around its centre on a
+log radius, so that turning the die only shifts the angle axis and resizing
+it the radius axis; one batched FFT along the angle gives, for every taught
+view at once, its best turn and scale.  Then the query's ink is turned and
+scaled to that pose and compared with the taught view's ink, square against
+square, by normalised cross-correlation that lets the centre be a few pixels
+off: the polar image alone depends too much on where the centre falls to
+tell "16" from "18".
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import cv2
+import numpy as np
+
+from vision.crops import crop_die
+from vision.teach_body import Body
+
+SIDE = 64  # pixels per die size (the root of its body's area) in a die's view
+SPAN = 1.5  # the view's side over the die's size: room for a numeral off the body's centre
+VIEW = round(SIDE * SPAN)
+ERODE = 5  # view pixels: the outline's own contrast is left out
+INK_KERNEL = 11  # view pixels: wider than a numeral's stroke, narrower than a face
+STROKE_KERNEL = 7  # view pixels: strokes alone, to tell whether the ink is light or dark
+INK_BLUR = 0.8  # view pixels
+START_AT_BOX = True
+SEEK = 0.18  # die sizes: how far around the die's middle the numeral's ink is looked for
+ANGLES = 120  # 3° steps
+RADII = 32
+INNER, REACH = 1.0, 0.45 * SIDE  # the log-polar image's radii, view pixels
+SCALE_SHIFT = 3  # log-radius bins (~10% each): a die larger or smaller than taught
+AREA_POWER = 1.5  # log-polar bins far out cover more of the die, and weigh more
+WINDOW = 39  # view pixels: the square of ink compared in the second stage
+SLACK = 3  # view pixels: how far the ink's centre may be off, either way
+REFINE = 3  # the faces looked at again, closest first
+_NUDGES = [(np.radians(a), 1.0) for a in (-1.5, 1.5)] + [(0.0, 0.95), (0.0, 1.05)]
+# teach-time variants of each face: blur sigmas in view pixels (a die seen smaller)
+VARIANTS = (0.0, 1.2)
+
+_RADIUS = INNER * (REACH / INNER) ** (np.arange(RADII) / (RADII - 1))
+_STEP = (REACH / INNER) ** (1 / (RADII - 1))  # one log-radius bin's scale factor
+_AREA = ((_RADIUS / _RADIUS[-1]) ** AREA_POWER).astype(np.float32)
+_TURN = 2 * np.pi * np.arange(ANGLES) / ANGLES
+_DX = (np.cos(_TURN)[:, None] * _RADIUS[None, :]).astype(np.float32)
+_DY = (np.sin(_TURN)[:, None] * _RADIUS[None, :]).astype(np.float32)
+_PIXELS = np.arange(VIEW, dtype=np.float32)
+
+
+def view(region: np.ndarray, body: Body, blur: float = 0.0) -> tuple[np.ndarray, np.ndarray]:
+    """The die cut out at its own size: VIEW × VIEW grey, and its body's weight (1 well
+    inside the outline, 0 outside), both float32."""
+    half = body.size * SPAN / 2
+    box = (body.x - half, body.y - half, body.x + half, body.y + half)
+    crop = crop_die(region, box, VIEW, margin=1.0)
+    grey = cv2.cvtColor(crop, cv2.COLOR_BGR2GRAY).astype(np.float32)
+    if blur > 0:
+        grey = np.asarray(cv2.GaussianBlur(grey, (0, 0), blur), np.float32)
+    if body.mask is None:
+        return grey, np.ones_like(grey)
+    inner = crop_die(body.mask, box, VIEW, margin=1.0)
+    inner = cv2.erode(inner, np.ones((ERODE, ERODE), np.uint8))
+    return grey, cv2.GaussianBlur(inner.astype(np.float32) / 255, (0, 0), 1.5)
+
+
+def _hats(grey: np.ndarray, side: int) -> tuple[np.ndarray, np.ndarray]:
+    """What is lighter and what is darker than its surroundings, within ``side`` pixels."""
+    kernel = cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (side, side))
+    light = cv2.morphologyEx(grey, cv2.MORPH_TOPHAT, kernel)
+    dark = cv2.morphologyEx(grey, cv2.MORPH_BLACKHAT, kernel)
+    return light, dark
+
+
+def ink_polarity(region: np.ndarray, body: Body) -> tuple[float, float]:
+    """How much thin light and thin dark stroke lies on the die (summed over its body)."""
+    grey, weight = view(region, body)
+    light, dark = _hats(grey, STROKE_KERNEL)
+    return float((light * weight).sum()), float((dark * weight).sum())
+
+
+def ink(grey: np.ndarray, weight: np.ndarray, polarity: int = 0) -> np.ndarray:
+    """Ink lighter (positive) or darker (negative) than what lies around it; ``polarity``
+    +1 keeps the light side only, −1 the dark side only, 0 both."""
+    light, dark = _hats(grey, INK_KERNEL)
+    marks = light * (polarity >= 0) - dark * (polarity <= 0)
+    return np.asarray(cv2.GaussianBlur(marks, (0, 0), INK_BLUR), np.float32) * weight
+
+
+def ink_centre(marks: np.ndarray, start: tuple[float, float]) -> tuple[float, float]:
+    """Where the ink nearest ``start`` lies (a few mean-shift steps)."""
+    mass = np.abs(marks)
+    cx, cy = start
+    for _ in range(6):
+        wx = np.exp(-((_PIXELS - cx) ** 2) / (2 * (SEEK * SIDE) ** 2))
+        wy = np.exp(-((_PIXELS - cy) ** 2) / (2 * (SEEK * SIDE) ** 2))
+        rows = wy @ mass  # the Gaussian window is separable: weigh rows, then columns
+        total = float(rows @ wx)
+        if total <= 1e-6:
+            break
+        cx, cy = float(rows @ (wx * _PIXELS)) / total, float((wy * _PIXELS) @ mass @ wx) / total
+    return cx, cy
+
+
+def window(
+    marks: np.ndarray,
+    centre: tuple[float, float],
+    turn: float = 0.0,
+    scale: float = 1.0,
+    side: int = WINDOW,
+) -> np.ndarray:
+    """``side`` × ``side`` of the marks around ``centre``, turned by ``turn`` radians and
+    shrunk by ``scale`` (a query brought to its taught face's pose)."""
+    c, s = np.cos(turn) * scale, np.sin(turn) * scale
+    half = (side - 1) / 2
+    # destination → source: source = centre + scale · R(turn) · (destination − half)
+    matrix = np.array(
+        [[c, -s, centre[0] - (c - s) * half], [s, c, centre[1] - (s + c) * half]], np.float32
+    )
+    return cv2.warpAffine(
+        marks, matrix, (side, side), flags=cv2.INTER_LINEAR | cv2.WARP_INVERSE_MAP,
+        borderMode=cv2.BORDER_CONSTANT, borderValue=0.0,
+    )  # fmt: skip
+
+
+@dataclass(frozen=True)
+class Marks:
+    """A die's ink (VIEW × VIEW), its centre, and its log-polar image's angular spectrum."""
+
+    ink: np.ndarray
+    centre: tuple[float, float]
+    spectrum: np.ndarray  # (ANGLES // 2 + 1) × RADII, complex
+
+    @classmethod
+    def of(cls, region: np.ndarray, body: Body, polarity: int = 0, blur: float = 0.0) -> Marks:
+        """The marks of the die whose body is ``body``, its numeral sought from the region's
+        centre (the finder's box centre: two touching dice make one body, not one centre)."""
+        marks = ink(*view(region, body, blur), polarity)
+        h, w = region.shape[:2]
+        to_view = VIEW / (body.size * SPAN)
+        start = (w / 2 - body.x) * to_view + VIEW / 2, (h / 2 - body.y) * to_view + VIEW / 2
+        centre = ink_centre(marks, start if START_AT_BOX else (VIEW / 2, VIEW / 2))
+        polar = cv2.remap(
+            marks, _DX + centre[0], _DY + centre[1], cv2.INTER_LINEAR, borderValue=0.0
+        )
+        polar -= polar.mean(axis=0, keepdims=True)  # what every turn shares says nothing
+        polar *= _AREA
+        norm = max(float(np.linalg.norm(polar)), 1e-6)
+        return cls(marks, centre, np.fft.rfft(polar / norm, axis=0).astype(np.complex64))
+
+
+def _scaled(spectrum: np.ndarray) -> np.ndarray:
+    """The spectrum at every scale tried (moved along the log radius, zero-filled):
+    (ANGLES // 2 + 1) × (2 · SCALE_SHIFT + 1) × RADII."""
+    out = np.zeros((spectrum.shape[0], 2 * SCALE_SHIFT + 1, RADII), spectrum.dtype)
+    for k, shift in enumerate(range(-SCALE_SHIFT, SCALE_SHIFT + 1)):
+        if shift >= 0:
+            out[:, k, shift:] = spectrum[:, : RADII - shift]
+        else:
+            out[:, k, :shift] = spectrum[:, -shift:]
+    return out
+
+
+class Bank:
+    """Taught views of a die set's faces, ready to be compared with a die."""
+
+    def __init__(self) -> None:
+        self.values: list[int] = []
+        self._spectra: list[np.ndarray] = []
+        self._windows: list[np.ndarray] = []
+        self._stacked: np.ndarray | None = None
+
+    def add(self, value: int, marks: Marks) -> None:
+        self.values.append(value)
+        self._spectra.append(np.conj(marks.spectrum))
+        self._windows.append(window(marks.ink, marks.centre))
+        self._stacked = None
+
+    def __len__(self) -> int:
+        return len(self.values)
+
+    def best(self, query: Marks, only: set[int] | None = None) -> dict[int, float]:
+        """Each taught face's best normalised cross-correlation with ``query`` over its
+        views, −1..1; ``only``: these faces alone."""
+        if self._stacked is None:  # frequency × RADII × taught views
+            self._stacked = np.ascontiguousarray(np.stack(self._spectra, axis=-1))
+        # stage 1, per frequency: every scale of the query against every taught view at once
+        corr = np.fft.irfft(np.matmul(_scaled(query.spectrum), self._stacked), n=ANGLES, axis=0)
+        scale_at = corr.argmax(axis=1)  # ANGLES × views: the best scale at each turn
+        turns = corr.max(axis=1).argmax(axis=0)
+
+        def pose(turn: int, n: int) -> tuple[float, float]:
+            turn %= ANGLES
+            return float(_TURN[turn]), _STEP ** float(SCALE_SHIFT - scale_at[turn, n])
+
+        # stage 2: the query brought to each view's best pose, compared square by square
+        poses = [pose(turns[n], n) for n in range(len(self.values))]
+        scores = [
+            self._compare(query, n, *poses[n]) if only is None or v in only else -1.0
+            for n, v in enumerate(self.values)
+        ]
+
+        def better(n: int, turn: float, scale: float) -> None:
+            score = self._compare(query, n, turn, scale)
+            if score > scores[n]:
+                scores[n], poses[n] = score, (turn, scale)
+
+        # the closest faces looked at again: their views turned half round (a blurred "5"
+        # so turned still looks much like a "5" in the polar image), then nudged finer
+        # than the first stage's grid
+        first = self._faces(scores)
+        for value in sorted(first, key=lambda v: -first[v])[:REFINE]:
+            views = [n for n, v in enumerate(self.values) if v == value]
+            for n in views:
+                better(n, *pose(turns[n] + ANGLES // 2, n))
+            n = max(views, key=lambda n: scores[n])
+            turn, scale = poses[n]
+            for dturn, dscale in _NUDGES:
+                better(n, turn + dturn, scale * dscale)
+        found = self._faces(scores)
+        return found if only is None else {v: found[v] for v in only}
+
+    def _faces(self, scores: list[float]) -> dict[int, float]:
+        best: dict[int, float] = {}
+        for value, score in zip(self.values, scores, strict=True):
+            best[value] = max(best.get(value, -1.0), score)
+        return best
+
+    def _compare(self, query: Marks, n: int, turn: float, scale: float) -> float:
+        posed = window(query.ink, query.centre, turn, scale, WINDOW + 2 * SLACK)
+        return float(cv2.matchTemplate(posed, self._windows[n], cv2.TM_CCOEFF_NORMED).max())
