@@ -87,7 +87,7 @@ class DieSet:
         self._taught = [self._seen(v, crop) for v, crops in self.crops.items() for crop in crops]
         self._bank: Bank | None = None  # built when first read (after all the teaching)
         self._polarity = 0
-        self._colours: list[np.ndarray] = []
+        self._colours = np.zeros((0, 2))
 
     @property
     def reading_die(self) -> str:
@@ -115,7 +115,7 @@ class DieSet:
                 for blur in VARIANTS:
                     marks = Marks.of(taught.region, taught.body, self._polarity, blur)
                     self._bank.add(taught.value, marks)
-            self._colours = [body_colour(t.region, t.body) for t in self._taught]
+            self._colours = np.array([body_colour(t.region, t.body) for t in self._taught])
         return self._bank
 
     def teach(self, value: int, crop: np.ndarray) -> None:
@@ -161,7 +161,7 @@ class DieSet:
         if body is None:
             return FaceMatch(bank.values[0], 0.0, 0.0, 0.0, seen=False)
         colour = body_colour(region, body)
-        if min(colour_gap(colour, taught) for taught in self._colours) > FOREIGN:
+        if colour_gap(colour, self._colours) > FOREIGN:
             return FaceMatch(bank.values[0], 0.0, 0.0, 0.0)  # someone else's die
         scores = bank.best(Marks.of(region, body, self._polarity))
         ranked = sorted(scores.items(), key=lambda kv: -kv[1])
@@ -174,7 +174,7 @@ class DieSet:
             closer = cv2.resize(region[o : o + side, o : o + side], (REGION, REGION))
             again = locate(closer, margin * CLOSER)
             if again is not None:
-                leading = {v for v, _ in ranked[:3]}
+                leading = {v for v, _ in ranked[:2]}
                 more = bank.best(Marks.of(closer, again, self._polarity), leading)
                 scores = {v: (s + more[v]) / 2 if v in more else s for v, s in scores.items()}
                 ranked = sorted(scores.items(), key=lambda kv: -kv[1])

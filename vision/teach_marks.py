@@ -7,8 +7,9 @@ step in brightness, not a stroke, so the d20's and d10's side facets, the same
 on every face, drop out and the numeral is what is left.  A die set's ink is
 either lighter or darker than its body; only that side is kept, so the bright
 wedge of a face between its numeral and a corner is no ink on a die with dark
-numerals.  The ink's centre (mean shift from the die's middle) is the
-numeral's centre, wherever side faces seen at an angle put the body's centroid.
+numerals.  The ink's centre (mean shift from the finder's box centre) is the
+numeral's centre, wherever side faces seen at an angle put the body's centroid
+and whichever die a touching one's body is merged with.
 
 Comparing takes two stages.  First the ink is unrolled around its centre on a
 log radius, so that turning the die only shifts the angle axis and resizing
@@ -16,8 +17,10 @@ it the radius axis; one batched FFT along the angle gives, for every taught
 view at once, its best turn and scale.  Then the query's ink is turned and
 scaled to that pose and compared with the taught view's ink, square against
 square, by normalised cross-correlation that lets the centre be a few pixels
-off: the polar image alone depends too much on where the centre falls to
-tell "16" from "18".
+off (the polar image alone depends too much on where the centre falls to tell
+"16" from "18"): every view at half resolution, then the closest few faces at
+full resolution, also turned half round and nudged finer than the first
+stage's grid.
 """
 
 from __future__ import annotations
@@ -37,7 +40,6 @@ ERODE = 5  # view pixels: the outline's own contrast is left out
 INK_KERNEL = 11  # view pixels: wider than a numeral's stroke, narrower than a face
 STROKE_KERNEL = 7  # view pixels: strokes alone, to tell whether the ink is light or dark
 INK_BLUR = 0.8  # view pixels
-START_AT_BOX = True
 SEEK = 0.18  # die sizes: how far around the die's middle the numeral's ink is looked for
 ANGLES = 120  # 3° steps
 RADII = 32
@@ -46,7 +48,8 @@ SCALE_SHIFT = 3  # log-radius bins (~10% each): a die larger or smaller than tau
 AREA_POWER = 1.5  # log-polar bins far out cover more of the die, and weigh more
 WINDOW = 39  # view pixels: the square of ink compared in the second stage
 SLACK = 3  # view pixels: how far the ink's centre may be off, either way
-REFINE = 3  # the faces looked at again, closest first
+COARSE = 2  # the second stage first compares every view at this stride, then ...
+REFINE = 3  # ... this many closest faces at full resolution
 _NUDGES = [(np.radians(a), 1.0) for a in (-1.5, 1.5)] + [(0.0, 0.95), (0.0, 1.05)]
 # teach-time variants of each face: blur sigmas in view pixels (a die seen smaller)
 VARIANTS = (0.0, 1.2)
@@ -151,7 +154,7 @@ class Marks:
         h, w = region.shape[:2]
         to_view = VIEW / (body.size * SPAN)
         start = (w / 2 - body.x) * to_view + VIEW / 2, (h / 2 - body.y) * to_view + VIEW / 2
-        centre = ink_centre(marks, start if START_AT_BOX else (VIEW / 2, VIEW / 2))
+        centre = ink_centre(marks, start)
         polar = cv2.remap(
             marks, _DX + centre[0], _DY + centre[1], cv2.INTER_LINEAR, borderValue=0.0
         )
@@ -180,57 +183,66 @@ class Bank:
         self.values: list[int] = []
         self._spectra: list[np.ndarray] = []
         self._windows: list[np.ndarray] = []
+        self._coarse: list[np.ndarray] = []
         self._stacked: np.ndarray | None = None
 
     def add(self, value: int, marks: Marks) -> None:
         self.values.append(value)
         self._spectra.append(np.conj(marks.spectrum))
         self._windows.append(window(marks.ink, marks.centre))
+        self._coarse.append(window(marks.ink, marks.centre, 0.0, COARSE, WINDOW // COARSE))
         self._stacked = None
 
     def __len__(self) -> int:
         return len(self.values)
 
     def best(self, query: Marks, only: set[int] | None = None) -> dict[int, float]:
-        """Each taught face's best normalised cross-correlation with ``query`` over its
-        views, −1..1; ``only``: these faces alone."""
+        """The closest taught faces' best normalised cross-correlations with ``query`` over
+        their views, −1..1 (the REFINE closest, or the faces ``only``)."""
         if self._stacked is None:  # frequency × RADII × taught views
             self._stacked = np.ascontiguousarray(np.stack(self._spectra, axis=-1))
         # stage 1, per frequency: every scale of the query against every taught view at once
-        corr = np.fft.irfft(np.matmul(_scaled(query.spectrum), self._stacked), n=ANGLES, axis=0)
-        scale_at = corr.argmax(axis=1)  # ANGLES × views: the best scale at each turn
-        turns = corr.max(axis=1).argmax(axis=0)
+        chosen = np.array([n for n, v in enumerate(self.values) if only is None or v in only])
+        stacked = self._stacked if only is None else self._stacked[:, :, chosen]
+        corr = np.fft.irfft(np.matmul(_scaled(query.spectrum), stacked), n=ANGLES, axis=0)
+        scale_at = np.zeros((ANGLES, len(self.values)), np.intp)
+        scale_at[:, chosen] = corr.argmax(axis=1)  # the best scale at each turn, per view
+        turns = np.zeros(len(self.values), np.intp)
+        turns[chosen] = corr.max(axis=1).argmax(axis=0)
 
         def pose(turn: int, n: int) -> tuple[float, float]:
             turn %= ANGLES
             return float(_TURN[turn]), _STEP ** float(SCALE_SHIFT - scale_at[turn, n])
 
-        # stage 2: the query brought to each view's best pose, compared square by square
-        poses = [pose(turns[n], n) for n in range(len(self.values))]
-        scores = [
-            self._compare(query, n, *poses[n]) if only is None or v in only else -1.0
-            for n, v in enumerate(self.values)
-        ]
+        if only is None:
+            # stage 2, coarse: the query brought to each view's best pose and compared square
+            # by square at half resolution, to find the closest faces
+            rough = [self._compare(query, n, *pose(turns[n], n), COARSE)
+                     for n in range(len(self.values))]  # fmt: skip
+            ranked = self._faces(rough)
+            only = set(sorted(ranked, key=lambda v: -ranked[v])[:REFINE])
+        # stage 2, fine, for the closest faces: each view at its pose and turned half round
+        # (a blurred "5" so turned still looks much like a "5" in the polar image), the best
+        # then nudged finer than the first stage's grid
+        scores = [-1.0] * len(self.values)
+        poses = [(0.0, 1.0)] * len(self.values)
 
         def better(n: int, turn: float, scale: float) -> None:
             score = self._compare(query, n, turn, scale)
             if score > scores[n]:
                 scores[n], poses[n] = score, (turn, scale)
 
-        # the closest faces looked at again: their views turned half round (a blurred "5"
-        # so turned still looks much like a "5" in the polar image), then nudged finer
-        # than the first stage's grid
-        first = self._faces(scores)
-        for value in sorted(first, key=lambda v: -first[v])[:REFINE]:
+        for value in only:
             views = [n for n, v in enumerate(self.values) if v == value]
             for n in views:
+                better(n, *pose(turns[n], n))
                 better(n, *pose(turns[n] + ANGLES // 2, n))
             n = max(views, key=lambda n: scores[n])
             turn, scale = poses[n]
             for dturn, dscale in _NUDGES:
                 better(n, turn + dturn, scale * dscale)
         found = self._faces(scores)
-        return found if only is None else {v: found[v] for v in only}
+        return {v: found[v] for v in only}
 
     def _faces(self, scores: list[float]) -> dict[int, float]:
         best: dict[int, float] = {}
@@ -238,6 +250,9 @@ class Bank:
             best[value] = max(best.get(value, -1.0), score)
         return best
 
-    def _compare(self, query: Marks, n: int, turn: float, scale: float) -> float:
-        posed = window(query.ink, query.centre, turn, scale, WINDOW + 2 * SLACK)
-        return float(cv2.matchTemplate(posed, self._windows[n], cv2.TM_CCOEFF_NORMED).max())
+    def _compare(self, query: Marks, n: int, turn: float, scale: float, stride: int = 1) -> float:
+        """View ``n`` against the query at this pose, sampled every ``stride`` pixels."""
+        side, slack = WINDOW // stride, SLACK // stride + (stride > 1)
+        posed = window(query.ink, query.centre, turn, scale * stride, side + 2 * slack)
+        taught = self._windows[n] if stride == 1 else self._coarse[n]
+        return float(cv2.matchTemplate(posed, taught, cv2.TM_CCOEFF_NORMED).max())
