@@ -31,6 +31,8 @@ def add_subcommand(subparsers: Any) -> None:
     ev.add_argument("--dieset", type=Path, metavar="DIR", action="append",
                     help="a taught die set, for numbered dice (once per die type)")  # fmt: skip
     ev.add_argument("--empty-tray", type=Path, metavar="IMAGE", help="the tray with no dice")
+    ev.add_argument("--errata", type=Path, metavar="CSV",
+                    help="label corrections checked by eye (docs/label-errata/)")  # fmt: skip
     ev.add_argument("--no-baseline", action="store_true", help="skip the naive blob counter")
     ev.add_argument("--limit", type=int, metavar="N", help="only the first N images")
     ev.set_defaults(handler=run_eval)
@@ -83,13 +85,17 @@ def run_eval(args: argparse.Namespace) -> int:
 
     from vision.baseline import BlobCounter
     from vision.datasets import DatasetError, iter_split, read_dataset
+    from vision.errata import apply_errata, read_errata
     from vision.evaluate import evaluate
     from vision.faces import ModelError
     from vision.teach import DieSetError
 
     cv2.setNumThreads(1)  # the figure is "on one core"
     try:
-        items = list(iter_split(read_dataset(args.directory), args.split))
+        everything = read_dataset(args.directory)
+        if args.errata is not None:
+            everything = apply_errata(everything, read_errata(args.errata))
+        items = list(iter_split(everything, args.split))
         reader = _reader_for(args.dieset)
     except (DatasetError, ModelError, DieSetError) as err:
         return _fail(str(err))
@@ -115,6 +121,8 @@ def run_eval(args: argparse.Namespace) -> int:
 
     ours = evaluate(items, read, progress).to_json()
     result: dict[str, Any] = {**ours, "split": args.split}
+    if args.errata is not None:
+        result["errata"] = str(args.errata)
     if not args.no_baseline and all(i.die_type == "d6" and i.kind != "crop" for i in items):
         counter = BlobCounter()
         naive = evaluate(items, lambda image, item: counter.read(image)).to_json()

@@ -32,6 +32,7 @@ ALLOWED = {
 }
 VALUE = {1: 1, 2: 2, 3: 3, 4: 4, 5: 5, 6: 6, 7: -1, 8: 0, 9: 1}
 PROBLEM = {COCKED: "cocked", IMPOSSIBLE: "impossible pips"}
+PROBLEM_AT = 0.5  # a problem is named when the network gives it this much or more
 
 
 class ModelError(RuntimeError):
@@ -88,24 +89,37 @@ class FaceClassifier:
             p[unsure] = (p[unsure] + more.sum(axis=1)) / 4
         return p
 
-    def read(self, crops: list[np.ndarray], die: str = "any") -> list[FaceGuess]:
+    def read(
+        self, crops: list[np.ndarray], die: str = "any", *, cocked: bool = True
+    ) -> list[FaceGuess]:
+        """The face of each crop.  A problem (cocked, impossible pips) is named when the
+        network gives it PROBLEM_AT or more; otherwise the face's confidence is its share
+        among "not a die" and the faces alone, so a die seen at an angle (some weight
+        on "cocked") is not made less sure of its face.  ``cocked=False`` for a close-up
+        a person took: its own angle makes every die look tilted."""
         if die not in ALLOWED:
             raise ValueError(f"pip reading knows d6 and dF, not {die!r}")
-        allowed = tuple(c for c in ALLOWED[die] if c < self.classes)
-        faces = [k for k, c in enumerate(allowed) if c in VALUE]
+        allowed = [c for c in ALLOWED[die] if c < self.classes and (cocked or c != COCKED)]
+        plain = [k for k, c in enumerate(allowed) if c not in PROBLEM]
+        odd = [k for k, c in enumerate(allowed) if c in PROBLEM]
+        faces = [k for k in plain if allowed[k] in VALUE]
         guesses = []
         for p in self.probabilities(crops):
-            q = p[list(allowed)]
+            q = p[allowed]
             q = q / q.sum()
-            best = allowed[int(np.argmax(q))]
-            conf = float(q.max())
+            face = allowed[faces[int(np.argmax(q[faces]))]]
+            kind = "dF" if 7 <= face <= 9 else "d6"
+            worst = max(odd, key=lambda k: q[k]) if odd else None
+            if worst is not None and q[worst] >= PROBLEM_AT:
+                problem = PROBLEM[allowed[worst]]
+                guesses.append(FaceGuess(kind, None, float(q[worst]), float(q[0]), problem,
+                                         VALUE[face]))  # fmt: skip
+                continue
+            r = q[plain] / q[plain].sum()
+            best = allowed[plain[int(np.argmax(r))]]
+            conf = float(r.max())
             if best == NONE:
                 guesses.append(FaceGuess("", None, conf, conf))
                 continue
-            face = allowed[faces[int(np.argmax(q[faces]))]]
-            kind = "dF" if 7 <= face <= 9 else "d6"
-            if best in PROBLEM:
-                guesses.append(FaceGuess(kind, None, conf, float(q[0]), PROBLEM[best], VALUE[face]))
-                continue
-            guesses.append(FaceGuess(kind, VALUE[best], conf, float(q[0])))
+            guesses.append(FaceGuess(kind, VALUE[best], conf, float(r[0])))
         return guesses

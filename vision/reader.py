@@ -175,7 +175,7 @@ class DiceReader:
         start = time.perf_counter()
         h, w = image.shape[:2]
         box = (CROP_INSET * w, CROP_INSET * h, (1 - CROP_INSET) * w, (1 - CROP_INSET) * h)
-        guess = self.faces.read([crop_die(image, box, self.faces.size)], die)[0]
+        guess = self.faces.read([crop_die(image, box, self.faces.size)], die, cocked=False)[0]
         value = guess.value if guess.die else None
         kind = guess.die or (die if die != "any" else "d6")
         uncertain = value is None or guess.confidence < self.sure

@@ -104,7 +104,8 @@ def _overlap(a, b) -> float:
 
 def build(
     rng: np.random.Generator, synthetic_throws: int = 600, photos_too: bool = True
-) -> tuple[np.ndarray, np.ndarray]:
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """(crops, classes, from a photo?) — the last so that training can weigh photos up."""
     xs: list[np.ndarray] = []
     ys: list[int] = []
     photos = shared_photos() if photos_too else None
@@ -120,6 +121,7 @@ def build(
             h, w = image.shape[:2]
             box = (0.08 * w, 0.08 * h, 0.92 * w, 0.92 * h)
             augmented(image, box, item.values[0], 16, rng, xs, ys)
+    photo_crops = len(ys)
     looks = (*PALETTE, DieLook((200, 200, 200), (40, 40, 160), translucent=True))
     for i in range(synthetic_throws):
         kinds = ("d6", "dF") if i % 3 else ("d6",)
@@ -142,7 +144,7 @@ def build(
             label = class_of(d.die, d.value, d.cocked, d.impossible)
             augmented(throw.image, d.box, label, 3, rng, xs, ys)
         negatives(throw.image, boxes, 4, rng, xs, ys)
-    return np.stack(xs), np.asarray(ys, np.int64)
+    return np.stack(xs), np.asarray(ys, np.int64), np.arange(len(ys)) < photo_crops
 
 
 def _part(job):  # type: ignore[no-untyped-def]
@@ -170,8 +172,8 @@ def main() -> None:
     parser.add_argument("--jobs", type=int, default=1, help="processes building in parallel")
     parser.add_argument("--size", type=int, default=CROP_SIZE, help="crop side in pixels")
     args = parser.parse_args()
-    x, y = parallel(build, args.seed, args.synthetic, args.jobs, args.size)
-    np.savez_compressed(args.out, x=x, y=y)
+    x, y, photo = parallel(build, args.seed, args.synthetic, args.jobs, args.size)
+    np.savez_compressed(args.out, x=x, y=y, photo=photo)
     print(f"{len(y)} crops; per class {np.bincount(y, minlength=len(CLASSES)).tolist()}")
 
 

@@ -54,7 +54,14 @@ def main() -> None:
     parser.add_argument("--epochs", type=int, default=20)
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--width", type=float, default=1.0, help="channel multiplier")
+    parser.add_argument("--init", type=Path, metavar="ONNX",
+                        help="start from this network (vision/training/recover.py)")  # fmt: skip
+    parser.add_argument("--lr", type=float, default=3e-3, help="peak learning rate")
+    parser.add_argument("--photo-weight", type=float, default=1.0, metavar="W",
+                        help="draw crops of photos W times as often as renders")  # fmt: skip
     parser.add_argument("--device", default="cpu", help="cpu or cuda")
+    parser.add_argument("--bf16", action="store_true",
+                        help="bfloat16 autocast (1.5x faster on AVX-512 BF16 CPUs)")  # fmt: skip
     args = parser.parse_args()
     dev = torch.device(args.device)
     torch.manual_seed(args.seed)
@@ -65,15 +72,24 @@ def main() -> None:
     classes = int(y.max()) + 1
     size = x.shape[-1]
     net = build_net(classes, size, args.width).to(dev)
-    opt = torch.optim.AdamW(net.parameters(), 3e-3, weight_decay=1e-4)
+    if args.init is not None:
+        from vision.training.recover import load_into
+
+        load_into(net, args.init, x[torch.randperm(len(x), device=dev)[:1024]])
+    opt = torch.optim.AdamW(net.parameters(), args.lr, weight_decay=1e-4)
     steps = args.epochs * (len(y) // 128 + 1)
-    sched = torch.optim.lr_scheduler.OneCycleLR(opt, 3e-3, total_steps=steps)
+    sched = torch.optim.lr_scheduler.OneCycleLR(opt, args.lr, total_steps=steps)
     perm = torch.randperm(len(y), device=dev)
     val, train = perm[: len(y) // 20], perm[len(y) // 20 :]
     for epoch in range(args.epochs):
         net.train()
         start = time.perf_counter()
-        order = train[torch.randperm(len(train), device=dev)]
+        if args.photo_weight != 1.0 and "photo" in data:  # photos drawn more often
+            photo = torch.from_numpy(data["photo"]).to(dev)[train]
+            weight = 1.0 + (args.photo_weight - 1.0) * photo.float()
+            order = train[torch.multinomial(weight, len(train), replacement=True)]
+        else:
+            order = train[torch.randperm(len(train), device=dev)]
         for i in range(0, len(order), 128):
             idx = order[i : i + 128]
             batch = x[idx]
@@ -81,7 +97,9 @@ def main() -> None:
                 batch = batch.flip(3)
             k = int(torch.randint(0, 4, (1,)))
             batch = torch.rot90(batch, k, (2, 3))
-            loss = F.cross_entropy(net(batch), y[idx], label_smoothing=0.05)
+            with torch.autocast(dev.type, torch.bfloat16, enabled=args.bf16):
+                logits = net(batch)
+            loss = F.cross_entropy(logits.float(), y[idx], label_smoothing=0.05)
             opt.zero_grad()
             loss.backward()
             opt.step()
@@ -99,6 +117,9 @@ def main() -> None:
         "width": args.width,
         "epochs": args.epochs,
         "classes": classes,
+        "started_from": str(args.init) if args.init else None,
+        "lr": args.lr,
+        "photo_weight": args.photo_weight,
         "trained_on": "vision.training.crops_set: training half of ../shared/data/photos "
         "byler_d6 and skovy_d6, and synthetic renders",
     }
