@@ -36,18 +36,17 @@ class Body:
 def _apart_from_tray(region: np.ndarray) -> np.ndarray:
     """255 where the colour differs from the tray at the region's border (shadows let pass)."""
     w = region.shape[1]
-    colour = np.log(region.astype(np.float32) + 10.0)  # a gain multiplies, a log shifts
-    bright = colour.mean(axis=2, keepdims=True)
-    colour = np.concatenate([colour - bright, bright], axis=2)  # chromaticity, brightness
+    logs = cv2.split(np.log(region.astype(np.float32) + 10.0))  # a gain multiplies, a log shifts
+    bright = (logs[0] + logs[1] + logs[2]) / 3
+    planes = [logs[0] - bright, logs[1] - bright, logs[2] - bright, bright]  # hue, brightness
     rim = max(2, w // 20)
-    ring = np.concatenate(
-        [colour[:rim].reshape(-1, 4), colour[-rim:].reshape(-1, 4),
-         colour[:, :rim].reshape(-1, 4), colour[:, -rim:].reshape(-1, 4)]
-    )  # fmt: skip
-    diff = colour - np.median(ring, axis=0)
+    ring = np.ones(region.shape[:2], bool)
+    ring[rim:-rim, rim:-rim] = False
+    diffs = [plane - np.float32(np.median(plane[ring])) for plane in planes]
     # a shadow is the tray a little darker, not a die: darkening up to SHADE is let pass
-    diff[..., 3] = np.where(diff[..., 3] < 0, np.minimum(diff[..., 3] + SHADE, 0), diff[..., 3])
-    dist = cv2.GaussianBlur(np.sqrt((diff**2).sum(axis=2)), (0, 0), w / 96)
+    diffs[3] = np.where(diffs[3] < 0, np.minimum(diffs[3] + SHADE, 0), diffs[3])
+    squared = diffs[0] ** 2 + diffs[1] ** 2 + diffs[2] ** 2 + diffs[3] ** 2
+    dist = cv2.GaussianBlur(np.sqrt(squared), (0, 0), w / 96)
     scaled = np.clip(dist * (255.0 / max(float(dist.max()), 1e-3)), 0, 255).astype(np.uint8)
     _, mask = cv2.threshold(scaled, 0, 255, cv2.THRESH_BINARY + cv2.THRESH_OTSU)
     k = max(3, (w // 24) | 1)

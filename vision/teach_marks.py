@@ -46,10 +46,11 @@ RADII = 32
 INNER, REACH = 1.0, 0.45 * SIDE  # the log-polar image's radii, view pixels
 SCALE_SHIFT = 3  # log-radius bins (~10% each): a die larger or smaller than taught
 AREA_POWER = 1.5  # log-polar bins far out cover more of the die, and weigh more
-WINDOW = 39  # view pixels: the square of ink compared in the second stage
+WINDOW = 31  # view pixels: the square of ink compared in the second stage
 SLACK = 3  # view pixels: how far the ink's centre may be off, either way
 COARSE = 2  # the second stage first compares every view at this stride, then ...
-REFINE = 3  # ... this many closest faces at full resolution
+REFINE = 3  # ... this many closest faces at full resolution, also turned half round
+HALF_TURN = 0.8  # where the polar image at half a turn comes this close to its best
 _NUDGES = [(np.radians(a), 1.0) for a in (-1.5, 1.5)] + [(0.0, 0.95), (0.0, 1.05)]
 # teach-time variants of each face: blur sigmas in view pixels (a die seen smaller)
 VARIANTS = (0.0, 1.2)
@@ -97,8 +98,14 @@ def ink_polarity(region: np.ndarray, body: Body) -> tuple[float, float]:
 def ink(grey: np.ndarray, weight: np.ndarray, polarity: int = 0) -> np.ndarray:
     """Ink lighter (positive) or darker (negative) than what lies around it; ``polarity``
     +1 keeps the light side only, −1 the dark side only, 0 both."""
-    light, dark = _hats(grey, INK_KERNEL)
-    marks = light * (polarity >= 0) - dark * (polarity <= 0)
+    kernel = cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (INK_KERNEL, INK_KERNEL))
+    if polarity > 0:
+        marks = cv2.morphologyEx(grey, cv2.MORPH_TOPHAT, kernel)
+    elif polarity < 0:
+        marks = -cv2.morphologyEx(grey, cv2.MORPH_BLACKHAT, kernel)
+    else:
+        light, dark = _hats(grey, INK_KERNEL)
+        marks = light - dark
     return np.asarray(cv2.GaussianBlur(marks, (0, 0), INK_BLUR), np.float32) * weight
 
 
@@ -196,9 +203,12 @@ class Bank:
     def __len__(self) -> int:
         return len(self.values)
 
-    def best(self, query: Marks, only: set[int] | None = None) -> dict[int, float]:
+    def best(
+        self, query: Marks, only: set[int] | None = None, nudge: bool = True
+    ) -> dict[int, float]:
         """The closest taught faces' best normalised cross-correlations with ``query`` over
-        their views, −1..1 (the REFINE closest, or the faces ``only``)."""
+        their views, −1..1 (the REFINE closest, or the faces ``only``); ``nudge``: also try
+        poses finer than the first stage's grid."""
         if self._stacked is None:  # frequency × RADII × taught views
             self._stacked = np.ascontiguousarray(np.stack(self._spectra, axis=-1))
         # stage 1, per frequency: every scale of the query against every taught view at once
@@ -207,8 +217,9 @@ class Bank:
         corr = np.fft.irfft(np.matmul(_scaled(query.spectrum), stacked), n=ANGLES, axis=0)
         scale_at = np.zeros((ANGLES, len(self.values)), np.intp)
         scale_at[:, chosen] = corr.argmax(axis=1)  # the best scale at each turn, per view
-        turns = np.zeros(len(self.values), np.intp)
-        turns[chosen] = corr.max(axis=1).argmax(axis=0)
+        by_turn = np.zeros((ANGLES, len(self.values)), np.float32)
+        by_turn[:, chosen] = corr.max(axis=1)
+        turns = by_turn.argmax(axis=0)
 
         def pose(turn: int, n: int) -> tuple[float, float]:
             turn %= ANGLES
@@ -236,10 +247,12 @@ class Bank:
             views = [n for n, v in enumerate(self.values) if v == value]
             for n in views:
                 better(n, *pose(turns[n], n))
-                better(n, *pose(turns[n] + ANGLES // 2, n))
+                half = (turns[n] + ANGLES // 2) % ANGLES
+                if by_turn[half, n] >= HALF_TURN * by_turn[turns[n], n]:
+                    better(n, *pose(half, n))
             n = max(views, key=lambda n: scores[n])
             turn, scale = poses[n]
-            for dturn, dscale in _NUDGES:
+            for dturn, dscale in _NUDGES if nudge else ():
                 better(n, turn + dturn, scale * dscale)
         found = self._faces(scores)
         return {v: found[v] for v in only}
