@@ -40,7 +40,10 @@ ERODE = 5  # view pixels: the outline's own contrast is left out
 INK_KERNEL = 11  # view pixels: wider than a numeral's stroke, narrower than a face
 STROKE_KERNEL = 7  # view pixels: strokes alone, to tell whether the ink is light or dark
 INK_BLUR = 0.8  # view pixels
-SEEK = 0.18  # die sizes: how far around the die's middle the numeral's ink is looked for
+LINE = 0.7  # die sizes: a straight line of ink this long is a face's edge, not a numeral
+LINE_LEVEL = 0.3  # of the strongest ink: what counts as ink when looking for lines
+LINE_WIDTH = 7  # view pixels: the width of ink a line found takes away
+SEEK = 0.18  # die sizes: how far around the finder's box centre the numeral is looked for
 ANGLES = 120  # 3° steps
 RADII = 32
 INNER, REACH = 1.0, 0.45 * SIDE  # the log-polar image's radii, view pixels
@@ -49,8 +52,8 @@ AREA_POWER = 1.5  # log-polar bins far out cover more of the die, and weigh more
 WINDOW = 31  # view pixels: the square of ink compared in the second stage
 SLACK = 3  # view pixels: how far the ink's centre may be off, either way
 COARSE = 2  # the second stage first compares every view at this stride, then ...
-REFINE = 3  # ... this many closest faces at full resolution, also turned half round
-HALF_TURN = 0.8  # where the polar image at half a turn comes this close to its best
+REFINE = 3  # ... this many closest faces at full resolution
+TURNS = 2  # the first stage's best turns tried per view
 _NUDGES = [(np.radians(a), 1.0) for a in (-1.5, 1.5)] + [(0.0, 0.95), (0.0, 1.05)]
 # teach-time variants of each face: blur sigmas in view pixels (a die seen smaller)
 VARIANTS = (0.0, 1.2)
@@ -106,7 +109,26 @@ def ink(grey: np.ndarray, weight: np.ndarray, polarity: int = 0) -> np.ndarray:
     else:
         light, dark = _hats(grey, INK_KERNEL)
         marks = light - dark
-    return np.asarray(cv2.GaussianBlur(marks, (0, 0), INK_BLUR), np.float32) * weight
+    marks = np.asarray(cv2.GaussianBlur(marks, (0, 0), INK_BLUR), np.float32) * weight
+    return _without_long_lines(marks) if LINE else marks
+
+
+def _without_long_lines(marks: np.ndarray) -> np.ndarray:
+    """The marks less their long straight lines: the edge of a side face seen at an angle
+    is a thin dark line too, but longer than any stroke of a numeral."""
+    mass = np.abs(marks)
+    top = float(mass.max())
+    if top <= 0:
+        return marks
+    strong = np.where(mass > LINE_LEVEL * top, 255, 0).astype(np.uint8)
+    length = round(LINE * SIDE)
+    lines = cv2.HoughLinesP(strong, 1, np.pi / 90, length // 2, None, length, 2)
+    if lines is None:
+        return marks
+    drawn = np.zeros_like(strong)
+    for x0, y0, x1, y1 in lines.reshape(-1, 4):
+        cv2.line(drawn, (int(x0), int(y0)), (int(x1), int(y1)), 255, LINE_WIDTH)
+    return marks * (1 - cv2.GaussianBlur(drawn.astype(np.float32) / 255, (0, 0), 1.0))
 
 
 def ink_centre(marks: np.ndarray, start: tuple[float, float]) -> tuple[float, float]:
@@ -183,6 +205,13 @@ def _scaled(spectrum: np.ndarray) -> np.ndarray:
     return out
 
 
+def _circular_max(values: np.ndarray, reach: int) -> np.ndarray:
+    """The largest of ``values`` within ``reach`` rows either way, the rows wrapping round."""
+    padded = np.concatenate([values[-reach:], values, values[:reach]]).astype(np.float32)
+    kernel = np.ones((2 * reach + 1, 1), np.uint8)
+    return np.asarray(cv2.dilate(padded, kernel, borderType=cv2.BORDER_REPLICATE))[reach:-reach]
+
+
 class Bank:
     """Taught views of a die set's faces, ready to be compared with a die."""
 
@@ -191,6 +220,7 @@ class Bank:
         self._spectra: list[np.ndarray] = []
         self._windows: list[np.ndarray] = []
         self._coarse: list[np.ndarray] = []
+        self._coarse_stack = np.zeros((0, 0, 0), np.float32)
         self._stacked: np.ndarray | None = None
 
     def add(self, value: int, marks: Marks) -> None:
@@ -203,59 +233,97 @@ class Bank:
     def __len__(self) -> int:
         return len(self.values)
 
-    def best(
-        self, query: Marks, only: set[int] | None = None, nudge: bool = True
-    ) -> dict[int, float]:
+    def best(self, query: Marks, only: set[int] | None = None) -> dict[int, float]:
         """The closest taught faces' best normalised cross-correlations with ``query`` over
-        their views, −1..1 (the REFINE closest, or the faces ``only``); ``nudge``: also try
-        poses finer than the first stage's grid."""
+        their views, −1..1 (the REFINE closest, or the faces ``only``)."""
         if self._stacked is None:  # frequency × RADII × taught views
             self._stacked = np.ascontiguousarray(np.stack(self._spectra, axis=-1))
-        # stage 1, per frequency: every scale of the query against every taught view at once
+            coarse = np.stack(self._coarse)
+            self._coarse_stack = coarse - coarse.mean(axis=(1, 2), keepdims=True)
+        count = len(self.values)
         chosen = np.array([n for n, v in enumerate(self.values) if only is None or v in only])
         stacked = self._stacked if only is None else self._stacked[:, :, chosen]
+        # stage 1, per frequency: every scale of the query against every taught view at once
         corr = np.fft.irfft(np.matmul(_scaled(query.spectrum), stacked), n=ANGLES, axis=0)
-        scale_at = np.zeros((ANGLES, len(self.values)), np.intp)
+        scale_at = np.zeros((ANGLES, count), np.intp)
         scale_at[:, chosen] = corr.argmax(axis=1)  # the best scale at each turn, per view
-        by_turn = np.zeros((ANGLES, len(self.values)), np.float32)
+        by_turn = np.zeros((ANGLES, count), np.float32)
         by_turn[:, chosen] = corr.max(axis=1)
-        turns = by_turn.argmax(axis=0)
+        # each view's few best turns (peaks at least 30° apart): the polar image often ranks
+        # a blurred "2" or "5" turned half round, or a little off, above the right turn
+        peaks = by_turn >= _circular_max(by_turn, ANGLES // 12)
+        turns = np.argsort(-np.where(peaks, by_turn, -np.inf), axis=0)[:TURNS]  # TURNS × views
 
         def pose(turn: int, n: int) -> tuple[float, float]:
-            turn %= ANGLES
             return float(_TURN[turn]), _STEP ** float(SCALE_SHIFT - scale_at[turn, n])
 
+        poses: dict[int, list[tuple[float, float]]] = {
+            n: [pose(t, n) for t in turns[:, n]] for n in chosen
+        }
         if only is None:
-            # stage 2, coarse: the query brought to each view's best pose and compared square
-            # by square at half resolution, to find the closest faces
-            rough = [self._compare(query, n, *pose(turns[n], n), COARSE)
-                     for n in range(len(self.values))]  # fmt: skip
-            ranked = self._faces(rough)
+            # stage 2, coarse: every view at each of its turns, square against square at
+            # half resolution, to find the closest faces and each view's best turn
+            every = np.array([poses[n] for n in range(count)])  # views × TURNS × (turn, scale)
+            tried = self._coarse_scores(query, every.reshape(-1, 2)).reshape(count, TURNS)
+            for n in range(count):
+                poses[n] = [poses[n][int(tried[n].argmax())]]
+            ranked = self._faces(list(tried.max(axis=1)))
             only = set(sorted(ranked, key=lambda v: -ranked[v])[:REFINE])
-        # stage 2, fine, for the closest faces: each view at its pose and turned half round
-        # (a blurred "5" so turned still looks much like a "5" in the polar image), the best
-        # then nudged finer than the first stage's grid
-        scores = [-1.0] * len(self.values)
-        poses = [(0.0, 1.0)] * len(self.values)
+        # stage 2, fine, for the closest faces: each view at its pose(s), then the best
+        # nudged finer than the first stage's grid
+        scores = [-1.0] * count
+        best_at = [(0.0, 1.0)] * count
 
         def better(n: int, turn: float, scale: float) -> None:
             score = self._compare(query, n, turn, scale)
             if score > scores[n]:
-                scores[n], poses[n] = score, (turn, scale)
+                scores[n], best_at[n] = score, (turn, scale)
 
         for value in only:
             views = [n for n, v in enumerate(self.values) if v == value]
             for n in views:
-                better(n, *pose(turns[n], n))
-                half = (turns[n] + ANGLES // 2) % ANGLES
-                if by_turn[half, n] >= HALF_TURN * by_turn[turns[n], n]:
-                    better(n, *pose(half, n))
+                for at in poses[n]:
+                    better(n, *at)
             n = max(views, key=lambda n: scores[n])
-            turn, scale = poses[n]
-            for dturn, dscale in _NUDGES if nudge else ():
+            turn, scale = best_at[n]
+            for dturn, dscale in _NUDGES:
                 better(n, turn + dturn, scale * dscale)
         found = self._faces(scores)
         return {v: found[v] for v in only}
+
+    def _coarse_scores(self, query: Marks, at: np.ndarray) -> np.ndarray:
+        """Every view against the query at half resolution at the poses ``at`` (the same
+        number of (turn, scale) rows per view, in view order), all at once: the query sampled
+        at every pose with one remap, then the normalised cross-correlations batched (the
+        squares' sums from integral images)."""
+        side, slack = WINDOW // COARSE, SLACK // COARSE + 1
+        big, shifts, count = side + 2 * slack, 2 * slack + 1, len(at)
+        offsets = (np.arange(big, dtype=np.float32) - (big - 1) / 2) * COARSE
+        c = (np.cos(at[:, 0]) * at[:, 1]).astype(np.float32)[:, None, None]
+        s = (np.sin(at[:, 0]) * at[:, 1]).astype(np.float32)[:, None, None]
+        dx, dy = offsets[None, None, :], offsets[None, :, None]
+        map_x = (query.centre[0] + c * dx - s * dy).reshape(-1, big)
+        map_y = (query.centre[1] + s * dx + c * dy).reshape(-1, big)
+        posed = cv2.remap(query.ink, map_x, map_y, cv2.INTER_LINEAR, borderValue=0.0)
+        squares = np.lib.stride_tricks.sliding_window_view(
+            posed.reshape(count, big, big), (side, side), axis=(1, 2)
+        )
+        taught = self._coarse_stack[np.arange(count) // (count // len(self.values))]
+        dots = np.einsum("pijkl,pkl->pij", squares, taught)  # templates are zero-mean
+        top = (np.arange(count)[:, None, None] * big + np.arange(shifts)[None, :, None],
+               np.arange(shifts)[None, None, :])  # fmt: skip
+
+        def box(integral: np.ndarray) -> np.ndarray:  # sums over every side × side square
+            y, x = top
+            return np.asarray(
+                integral[y + side, x + side] - integral[y, x + side]
+                - integral[y + side, x] + integral[y, x]
+            )  # fmt: skip
+
+        total, energy = box(cv2.integral(posed)), box(cv2.integral(posed * posed))
+        spread = np.sqrt(np.maximum(energy - total**2 / (side * side), 1e-12))
+        norms = np.sqrt((taught**2).sum(axis=(1, 2)))[:, None, None]
+        return np.asarray((dots / (spread * np.maximum(norms, 1e-12))).max(axis=(1, 2)))
 
     def _faces(self, scores: list[float]) -> dict[int, float]:
         best: dict[int, float] = {}
