@@ -18,9 +18,10 @@ view at once, its best turn and scale.  Then the query's ink is turned and
 scaled to that pose and compared with the taught view's ink, square against
 square, by normalised cross-correlation that lets the centre be a few pixels
 off (the polar image alone depends too much on where the centre falls to tell
-"16" from "18"): every view at half resolution, then the closest few faces at
-full resolution, also turned half round and nudged finer than the first
-stage's grid.
+"16" from "18"): every view at its two best turns at half resolution, then
+the closest few faces at full resolution, nudged finer than the first stage's
+grid.  Long straight lines of ink (the edge of a side face seen at an angle)
+are taken out first: no numeral's stroke is that long.
 """
 
 from __future__ import annotations
