@@ -114,7 +114,7 @@ def _flagged(reader: DiceReader, kind: str, seed: int) -> dict[str, int]:
 
 def test_cocked_dice_are_never_misread_and_mostly_named(reader: DiceReader) -> None:
     count = _flagged(reader, "cocked", seed=41)
-    # measured (docs/vision.md): 13 of 20 named "cocked", the rest read as their top face
+    # measured (docs/vision.md): 12 of 20 named "cocked", the rest read as their top face
     assert count["odd"] >= 12 and count["named"] >= 0.5 * count["odd"], count
     assert count["misread"] == 0, count
     assert count["calm"] >= 20 and count["false_alarms"] <= 0.05 * count["calm"], count
@@ -122,7 +122,7 @@ def test_cocked_dice_are_never_misread_and_mostly_named(reader: DiceReader) -> N
 
 def test_pips_that_make_no_face_are_not_read_as_one(reader: DiceReader) -> None:
     count = _flagged(reader, "impossible pips", seed=42)
-    # measured: 13 of 17 named "impossible pips"
+    # measured: 15 of 17 named "impossible pips", 2 read as a face
     assert count["odd"] >= 12 and count["named"] >= 0.7 * count["odd"], count
     assert count["misread"] <= 0.2 * count["odd"], count
     assert count["calm"] >= 12 and count["false_alarms"] <= 0.05 * count["calm"], count
