@@ -20,6 +20,7 @@ MARGIN = 2.0  # the square's side over the finder's box side
 SHADE = 0.7  # log brightness: a shadow darkens the tray by up to half
 APART = 0.45  # touching dice are cut apart at waists narrower than this share of the box
 SOLID = 0.8  # a die's outline fills at least this share of its convex hull
+CLOSE = 0.3  # of the box: notches this narrow in a die's outline are closed, once
 GAMMA = 1.45  # the most a camera's gamma may differ between teaching and reading
 
 
@@ -115,7 +116,19 @@ def locate(region: np.ndarray, margin: float = MARGIN) -> Body | None:
     filled = np.zeros((h, w), np.uint8)
     cv2.drawContours(filled, [max(inside, key=cv2.contourArea)], -1, 255, cv2.FILLED)
     box = w / margin
-    return _solid(filled, box) or _solid(_cut_apart(filled, box), box)
+    return (
+        _solid(filled, box)
+        or _solid(_cut_apart(filled, box), box)
+        or _solid(_closed(filled, box), box)
+    )
+
+
+def _closed(filled: np.ndarray, box: float) -> np.ndarray:
+    """``filled`` with notches narrower than CLOSE × box filled in: a die the tray's colour
+    on its sides, with ink by its edge, shows a notch in its outline."""
+    k = max(3, int(CLOSE * box) | 1)
+    disc = cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (k, k))
+    return cv2.morphologyEx(filled, cv2.MORPH_CLOSE, disc)
 
 
 def body_colour(region: np.ndarray, body: Body) -> np.ndarray:
