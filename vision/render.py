@@ -65,6 +65,7 @@ class DieLook:
     ink: tuple[int, int, int]
     translucent: bool = False
     numerals: bool = False  # d6 only: numerals instead of pips
+    marble: tuple[int, int, int] | None = None  # veins of this colour through the body
 
 
 @dataclass(frozen=True)
@@ -124,6 +125,15 @@ PALETTE: tuple[DieLook, ...] = (
     DieLook((200, 120, 40), (60, 230, 250), translucent=True),
     DieLook((235, 235, 230), (25, 25, 25), numerals=True),
     DieLook((150, 60, 20), (240, 240, 240), numerals=True),
+)
+# marbled pip dice (veins as wide as a pip run through the body): for training and tests
+MARBLED: tuple[DieLook, ...] = (
+    DieLook((40, 40, 150), (240, 240, 240), marble=(25, 20, 30)),
+    DieLook((50, 50, 55), (40, 40, 200), marble=(150, 150, 160)),
+    DieLook((160, 90, 30), (40, 40, 200), marble=(235, 235, 235)),
+    DieLook((170, 140, 230), (245, 245, 245), marble=(110, 60, 180)),
+    DieLook((120, 40, 100), (245, 245, 245), marble=(200, 160, 220)),
+    DieLook((230, 230, 225), (25, 25, 25), marble=(120, 120, 125)),
 )
 
 

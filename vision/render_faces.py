@@ -34,6 +34,8 @@ class Look(Protocol):
     def translucent(self) -> bool: ...
     @property
     def numerals(self) -> bool: ...
+    @property
+    def marble(self) -> Colour | None: ...
 
 
 def _ring(cx: float, cy: float, r: float, start_deg: float, n: int) -> np.ndarray:
@@ -184,12 +186,16 @@ def face_texture(
     size: int,
     rng: np.random.Generator,
     impossible: bool = False,
+    marble: Colour | None = None,
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """The die seen straight from above: colour (BGR uint8), coverage and ink masks (float 0..1).
-    ``impossible``: a d6 whose pips make no real face (see :func:`impossible_pips`)."""
+    ``impossible``: a d6 whose pips make no real face (see :func:`impossible_pips`);
+    ``marble``: swirls of this colour through the body (see :func:`marbled`)."""
     outline = SHAPES[die][1]
     colour = np.zeros((size, size, 3), np.uint8)
     colour[:] = body
+    if marble is not None:
+        colour[:] = marbled(body, marble, size, np.random.default_rng(rng.integers(2**32)))
     cover = np.zeros((size, size), np.uint8)
     fill(cover, to_px(outline, size), 255)
     rim = np.zeros_like(cover)
@@ -267,6 +273,24 @@ def face_texture(
     out = out * (1 - ink_f[..., None]) + np.array(ink, np.float32) * ink_f[..., None]
     cover_f = cover.astype(np.float32) / 255
     return np.clip(out, 0, 255).astype(np.uint8), cover_f, rim_f * cover_f
+
+
+def marbled(body: Colour, marble: Colour, size: int, rng: np.random.Generator) -> np.ndarray:
+    """A marbled body: thin swirling veins of ``marble`` through ``body`` (size × size BGR),
+    from level lines of smooth random fields.  Veins and blots as wide as a pip are what a
+    pip reader must learn to look past."""
+
+    def field(cells: int) -> np.ndarray:
+        coarse = rng.normal(size=(cells, cells)).astype(np.float32)
+        return np.asarray(cv2.resize(coarse, (size, size), interpolation=cv2.INTER_CUBIC))
+
+    turns = field(4) * rng.uniform(1.0, 2.2) + field(7) * 0.5
+    width = rng.uniform(0.15, 0.35)  # of a band's period
+    vein = np.clip(1.0 - np.abs(np.sin(np.pi * turns)) / np.sin(np.pi * width), 0.0, 1.0)
+    vein = vein * np.clip(field(3) + 0.6, 0.0, 1.0)  # the veins fade in and out
+    mix = np.clip(vein * rng.uniform(0.6, 1.0), 0.0, 1.0)[..., None]
+    out = np.array(body, np.float32) * (1 - mix) + np.array(marble, np.float32) * mix
+    return np.clip(out, 0, 255).astype(np.uint8)
 
 
 def side_pips(
@@ -354,8 +378,9 @@ def die_layer(
         alpha = a_band.astype(np.float32)
     tsize = max(48, int(texture * edge * (1 + 2 * MARGIN)))  # texture pixels per layer pixel
     tex, cover, ink_m = face_texture(
-        die, pose.value, look.body, look.ink, look.numerals, tsize, rng, pose.impossible
-    )
+        die, pose.value, look.body, look.ink, look.numerals, tsize, rng, pose.impossible,
+        look.marble,
+    )  # fmt: skip
     tex_f = tex.astype(np.float32)
     a_top = cover * (0.55 + 0.45 * ink_m) if look.translucent else cover
     if look.translucent:  # a bright soft highlight

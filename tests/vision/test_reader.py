@@ -4,6 +4,7 @@ sources, settle detection and the `vision` command line."""
 from __future__ import annotations
 
 import json
+from collections import Counter
 from pathlib import Path
 
 import cv2
@@ -13,7 +14,7 @@ import pytest
 from dicebridge.cli import main
 from vision.frames import CameraError, ImageFolder, OpenCVCapture, Picamera2Source, Replay
 from vision.reader import DiceReader, encode_crop
-from vision.render import PALETTE, ThrowSpec, render_settling, render_throw
+from vision.render import MARBLED, PALETTE, ThrowSpec, render_settling, render_throw
 from vision.settle import SettleDetector
 
 
@@ -64,6 +65,25 @@ def test_an_uncertain_die_says_what_to_do(reader: DiceReader) -> None:
         assert d.to_reading() is None
         assert d.advice.startswith(("re-throw the", "confirm:", "move the"))
         assert d.die in d.advice
+
+
+@pytest.mark.parametrize("die", ["d6", "dF"])
+def test_marbled_dice_are_read(reader: DiceReader, die: str) -> None:
+    """Veins as wide as a pip run through a marbled die's body: they are not pips, nor a
+    Fudge die's bars."""
+    rng = np.random.default_rng(31 if die == "d6" else 32)
+    right = wrong = total = 0
+    for k in range(18):
+        spec = ThrowSpec(dice=(die,) * int(rng.integers(1, 7)), looks=(MARBLED[k % 6],))
+        throw = render_throw(spec, rng)
+        truth = Counter(d.value for d in throw.dice)
+        read = Counter(d.value for d in reader.read(throw.image, die).certain)
+        total += len(throw.dice)
+        right += sum((truth & read).values())
+        wrong += sum(read.values()) - sum((truth & read).values())
+    # measured (docs/vision.md): d6 70 of 71, dF 64 of 67, none wrong (the network before
+    # it learnt from marbled renders: dF 60 of 67)
+    assert right >= 0.93 * total and wrong <= 1, (right, wrong, total)
 
 
 def test_a_die_cut_by_the_edge_is_uncertain(reader: DiceReader) -> None:
@@ -128,8 +148,8 @@ def _flagged(reader: DiceReader, kind: str, seed: int) -> dict[str, int]:
 
 def test_cocked_dice_are_never_misread_and_mostly_named(reader: DiceReader) -> None:
     count = _flagged(reader, "cocked", seed=41)
-    # measured (docs/vision.md): 12 of 20 named "cocked", the rest read as their top face
-    assert count["odd"] >= 12 and count["named"] >= 0.5 * count["odd"], count
+    # measured (docs/vision.md): 15 of 20 named "cocked", the rest read as their top face
+    assert count["odd"] >= 12 and count["named"] >= 0.6 * count["odd"], count
     assert count["misread"] == 0, count
     assert count["calm"] >= 20 and count["false_alarms"] <= 0.05 * count["calm"], count
 

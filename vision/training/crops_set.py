@@ -15,7 +15,7 @@ import numpy as np
 
 from vision.crops import CROP_SIZE, crop_die
 from vision.datasets import iter_split, read_dataset, shared_photos
-from vision.render import PALETTE, DieLook, ThrowSpec, render_throw
+from vision.render import MARBLED, PALETTE, DieLook, ThrowSpec, render_throw
 
 NOT_A_DIE = 0
 FUDGE = {-1: 7, 0: 8, 1: 9}
@@ -122,7 +122,7 @@ def build(
             box = (0.08 * w, 0.08 * h, 0.92 * w, 0.92 * h)
             augmented(image, box, item.values[0], 16, rng, xs, ys)
     photo_crops = len(ys)
-    looks = (*PALETTE, DieLook((200, 200, 200), (40, 40, 160), translucent=True))
+    looks = (*PALETTE, DieLook((200, 200, 200), (40, 40, 160), translucent=True), *MARBLED)
     for i in range(synthetic_throws):
         kinds = ("d6", "dF") if i % 3 else ("d6",)
         dice = tuple(rng.choice(kinds) for _ in range(rng.integers(1, 9)))
@@ -153,12 +153,14 @@ def _part(job):  # type: ignore[no-untyped-def]
     return builder(np.random.default_rng(seed), synthetic, first)
 
 
-def parallel(builder, seed: int, synthetic: int, jobs: int, size: int = CROP_SIZE):  # type: ignore[no-untyped-def]
+def parallel(  # type: ignore[no-untyped-def]
+    builder, seed: int, synthetic: int, jobs: int, size: int = CROP_SIZE, photos: bool = True
+):
     """Split the synthetic throws over ``jobs`` processes (the photos go to the first)."""
     from multiprocessing import Pool
 
     share = -(-synthetic // jobs)
-    work = [(builder, seed * 1000 + i, share, i == 0, size) for i in range(jobs)]
+    work = [(builder, seed * 1000 + i, share, photos and i == 0, size) for i in range(jobs)]
     with Pool(jobs) as pool:
         parts = pool.map(_part, work)
     return tuple(np.concatenate([p[k] for p in parts]) for k in range(len(parts[0])))
@@ -171,8 +173,12 @@ def main() -> None:
     parser.add_argument("--synthetic", type=int, default=600)
     parser.add_argument("--jobs", type=int, default=1, help="processes building in parallel")
     parser.add_argument("--size", type=int, default=CROP_SIZE, help="crop side in pixels")
+    parser.add_argument("--no-photos", action="store_true",
+                        help="renders only (a set to join to another one)")  # fmt: skip
     args = parser.parse_args()
-    x, y, photo = parallel(build, args.seed, args.synthetic, args.jobs, args.size)
+    x, y, photo = parallel(
+        build, args.seed, args.synthetic, args.jobs, args.size, photos=not args.no_photos
+    )
     np.savez_compressed(args.out, x=x, y=y, photo=photo)
     print(f"{len(y)} crops; per class {np.bincount(y, minlength=len(CLASSES)).tolist()}")
 

@@ -49,7 +49,7 @@ def main() -> None:
     import torch.nn.functional as F
 
     parser = argparse.ArgumentParser(description=__doc__)
-    parser.add_argument("crops", type=Path)
+    parser.add_argument("crops", type=Path, nargs="+", help="crops sets (joined)")
     parser.add_argument("out", type=Path)
     parser.add_argument("--epochs", type=int, default=20)
     parser.add_argument("--seed", type=int, default=1)
@@ -65,7 +65,10 @@ def main() -> None:
     args = parser.parse_args()
     dev = torch.device(args.device)
     torch.manual_seed(args.seed)
-    data = np.load(args.crops)
+    parts = [np.load(path) for path in args.crops]
+    data = {key: np.concatenate([part[key] for part in parts]) for key in ("x", "y")}
+    if all("photo" in part for part in parts):
+        data["photo"] = np.concatenate([part["photo"] for part in parts])
     x = torch.from_numpy(data["x"].astype(np.float32).transpose(0, 3, 1, 2) / 255.0)
     x = x.to(dev)
     y = torch.from_numpy(data["y"]).to(dev)
