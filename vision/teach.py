@@ -5,7 +5,9 @@ kept as its crop.  Reading a die takes the square around the finder's box,
 twice the box's side, finds the die's body in it (:mod:`vision.teach_body`: a
 find with no solid die body, such as a tray edge, matches nothing) and
 compares the ink on it with every taught face whatever its turn and size
-(:mod:`vision.teach_marks`).  The best face's score against the next one's
+(:mod:`vision.teach_marks`); each taught face is also kept squashed along x
+and along y, as a camera a little off overhead sees it.  The best face's score
+against the next one's
 says how sure the answer is: how many times as far from a perfect match the
 next face is.  A sure answer is checked once more on a closer cut of the same
 die, so that an answer a pixel's difference would change is not sure.  A die
@@ -65,6 +67,23 @@ def _confidence(score: float, second: float) -> float:
     return float(np.clip(0.5 + 0.2 * (ratio - 1.0) / (MIN_RATIO - 1.0), 0.0, 1.0))
 
 
+SQUASH = (0.9,)  # a camera off overhead foreshortens a face along one direction
+
+
+def _foreshortened(region: np.ndarray, body: Body) -> list[tuple[np.ndarray, Body]]:
+    """The taught view, and the same squashed along x and along y by each SQUASH."""
+    views = [(region, body)]
+    h, w = region.shape[:2]
+    for k in SQUASH:
+        for sx, sy in ((k, 1.0), (1.0, k)):
+            m = np.array([[sx, 0, (1 - sx) * w / 2], [0, sy, (1 - sy) * h / 2]], np.float32)
+            moved = cv2.warpAffine(region, m, (w, h), borderMode=cv2.BORDER_REPLICATE)
+            mask = None if body.mask is None else cv2.warpAffine(body.mask, m, (w, h))
+            x, y = sx * body.x + (1 - sx) * w / 2, sy * body.y + (1 - sy) * h / 2
+            views.append((moved, Body(x, y, body.size * float(np.sqrt(sx * sy)), mask)))
+    return views
+
+
 @dataclass(frozen=True)
 class _Taught:
     """One taught crop, seen: its value, region and the die's body in it."""
@@ -112,9 +131,10 @@ class DieSet:
             self._polarity = 1 if light > LOPSIDED * dark else -1 if dark > LOPSIDED * light else 0
             self._bank = Bank()
             for taught in self._taught:
-                for blur in VARIANTS:
-                    marks = Marks.of(taught.region, taught.body, self._polarity, blur)
-                    self._bank.add(taught.value, marks)
+                for region, body in _foreshortened(taught.region, taught.body):
+                    for blur in VARIANTS:
+                        marks = Marks.of(region, body, self._polarity, blur)
+                        self._bank.add(taught.value, marks)
             self._colours = np.array([body_colour(t.region, t.body) for t in self._taught])
         return self._bank
 
