@@ -111,7 +111,7 @@ def ink(grey: np.ndarray, weight: np.ndarray, polarity: int = 0) -> np.ndarray:
         light, dark = _hats(grey, INK_KERNEL)
         marks = light - dark
     marks = np.asarray(cv2.GaussianBlur(marks, (0, 0), INK_BLUR), np.float32) * weight
-    return _without_long_lines(marks) if LINE else marks
+    return _without_long_lines(marks)
 
 
 def _without_long_lines(marks: np.ndarray) -> np.ndarray:
@@ -332,9 +332,8 @@ class Bank:
             best[value] = max(best.get(value, -1.0), score)
         return best
 
-    def _compare(self, query: Marks, n: int, turn: float, scale: float, stride: int = 1) -> float:
-        """View ``n`` against the query at this pose, sampled every ``stride`` pixels."""
-        side, slack = WINDOW // stride, SLACK // stride + (stride > 1)
-        posed = window(query.ink, query.centre, turn, scale * stride, side + 2 * slack)
-        taught = self._windows[n] if stride == 1 else self._coarse[n]
-        return float(cv2.matchTemplate(posed, taught, cv2.TM_CCOEFF_NORMED).max())
+    def _compare(self, query: Marks, n: int, turn: float, scale: float) -> float:
+        """View ``n`` against the query at this pose, at full resolution (the coarse stage
+        is :meth:`_coarse_scores`)."""
+        posed = window(query.ink, query.centre, turn, scale, WINDOW + 2 * SLACK)
+        return float(cv2.matchTemplate(posed, self._windows[n], cv2.TM_CCOEFF_NORMED).max())
