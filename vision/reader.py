@@ -144,14 +144,14 @@ class DiceReader:
         confidence: float,
         crop: np.ndarray,
         problem: str = "",
+        cut: bool | None = None,
     ) -> DieReading:
-        """One found die as a reading: sure, or uncertain with what to do about it."""
+        """One found die as a reading: sure, or uncertain with what to do about it.  ``cut``:
+        whether the die runs out of the frame, when its outline is known (else the box says)."""
         h, w = image.shape[:2]
-        x0, y0, x1, y1 = found_box
         box = _int_box(found_box, w, h)
-        cx, cy, rx, ry = (x0 + x1) / 2, (y0 + y1) / 2, (x1 - x0) / 2, (y1 - y0) / 2
-        rx, ry = rx * CUT_CORE, ry * CUT_CORE
-        cut = cx - rx < EDGE or cy - ry < EDGE or cx + rx > w - EDGE or cy + ry > h - EDGE
+        if cut is None:
+            cut = _at_edge(found_box, w, h, CUT_CORE)
         problem = "cut by the edge" if cut else problem
         uncertain = bool(problem) or value is None or confidence < self.sure
         colour = colour_name(crop) if uncertain else ""  # named only when advice needs it
@@ -167,10 +167,15 @@ class DiceReader:
             match = dieset.read(image, f.box)
             if match.confidence == 0.0 and (f.score < 0.6 or not match.seen):
                 continue  # matches no taught face and the finder was unsure, or no die body
+            # the body's own outline says better than the finder's box whether the die is whole
+            cut = match.cut if match.outline else None
+            if cut and match.confidence == 0.0:
+                continue  # something cut off by the frame's edge that matches no face
             value = match.value if match.confidence > 0 else None
             crop = crop_die(image, f.box, SIDE, margin=1.0)
+            reading_die = dieset.reading_die
             dice.append(
-                self._die_reading(image, f.box, dieset.reading_die, value, match.confidence, crop)
+                self._die_reading(image, f.box, reading_die, value, match.confidence, crop, "", cut)
             )
         problem = "" if dice else "no dice seen"
         return ThrowReading(tuple(dice), (time.perf_counter() - start) * 1000, problem)
@@ -198,6 +203,17 @@ class DiceReader:
 
 
 CROP_INSET = 0.08  # a die's crop photo shows a little tray around the die on every side
+
+
+def _at_edge(
+    box: tuple[float, float, float, float], w: int, h: int, core: float, edge: float = EDGE
+) -> bool:
+    """Whether ``box``, shrunk to ``core`` of its side around its centre, comes within
+    ``edge`` pixels of the edge of a ``w`` × ``h`` frame."""
+    x0, y0, x1, y1 = box
+    cx, cy = (x0 + x1) / 2, (y0 + y1) / 2
+    rx, ry = (x1 - x0) / 2 * core, (y1 - y0) / 2 * core
+    return cx - rx < edge or cy - ry < edge or cx + rx > w - edge or cy + ry > h - edge
 
 
 def _int_box(box: tuple[float, float, float, float], w: int, h: int) -> tuple[int, int, int, int]:

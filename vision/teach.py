@@ -3,7 +3,10 @@
 The owner shows each face once (or hands over labelled photos); each face is
 kept as its crop.  Reading a die takes the square around the finder's box,
 twice the box's side, finds the die's body in it (:mod:`vision.teach_body`: a
-find with no solid die body, such as a tray edge, matches nothing) and
+find with no solid die body, such as a tray edge, matches nothing; where the
+square runs past the frame it shows the tray's colour, so the outline of a die
+cut by the frame's edge ends on that edge, and the body's outline, not the
+finder's box, tells the reader whether the die is whole) and
 compares the ink on it with every taught face whatever its turn and size
 (:mod:`vision.teach_marks`); each taught face is also kept squashed along x
 and along y, as a camera a little off overhead sees it.  The best face's score
@@ -20,7 +23,8 @@ copied, inspected and re-taught.
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass, field
+import math
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 import cv2
@@ -41,6 +45,7 @@ CHECK_FROM = 0.6  # answers at least this sure are checked on a closer cut ...
 CLOSER = 0.9  # ... of this share of the square
 LOPSIDED = 1.5  # light ink outweighing dark this many times (or dark light) is all the ink
 MIN_RATIO = 1.55  # the next face must miss by this many times as much as the best, to be sure
+TOUCH = 2  # region pixels: a body's outline this close to the frame's edge runs up to it
 DIE_TYPES = ("d5", "d6_numeral", "d10", "d20")
 
 
@@ -55,6 +60,9 @@ class FaceMatch:
     lead: float  # over the best other face
     confidence: float
     seen: bool = True  # False: no die body in the crop (a tray edge, a shadow): not a die
+    outline: tuple[float, float, float, float] | None = None  # the body's box (x0, y0, x1, y1):
+    # in the REGION-px square from match(), in the frame's pixels from read()
+    cut: bool = False  # from read(): the body runs up to the frame's edge
 
 
 def _confidence(score: float, second: float) -> float:
@@ -64,6 +72,24 @@ def _confidence(score: float, second: float) -> float:
         return 0.0
     ratio = (1.0 - second) / max(1.0 - score, 1e-3)
     return float(np.clip(0.5 + 0.2 * (ratio - 1.0) / (MIN_RATIO - 1.0), 0.0, 1.0))
+
+
+def _geometry(box: tuple[float, float, float, float]) -> tuple[float, float, float]:
+    """How region() maps its square on the frame: frame pixels per region pixel, and the
+    frame position of the square's top left corner (x, y)."""
+    x0, y0, x1, y1 = box
+    side = max(x1 - x0, y1 - y0, 1.0) * MARGIN
+    return side / REGION, (x0 + x1 - side) / 2, (y0 + y1 - side) / 2
+
+
+def _in_frame(box: tuple[float, float, float, float], w: int, h: int) -> tuple[int, int, int, int]:
+    """The part of region()'s square (u0, v0, u1, v1 in its pixels) that lies in a frame
+    ``w`` × ``h``."""
+    k, ox, oy = _geometry(box)
+    u0, v0 = max(0, math.ceil(-ox / k)), max(0, math.ceil(-oy / k))
+    u1 = min(REGION, math.floor((w - 1 - ox) / k) + 1)
+    v1 = min(REGION, math.floor((h - 1 - oy) / k) + 1)
+    return u0, v0, u1, v1
 
 
 SQUASH = (0.9,)  # a camera off overhead foreshortens a face along one direction
@@ -153,18 +179,46 @@ class DieSet:
 
     @staticmethod
     def region(image: np.ndarray, box: tuple[float, float, float, float]) -> np.ndarray:
-        """The square searched for a die found at ``box``: MARGIN times its side, REGION px."""
-        return crop_die(image, box, REGION, margin=MARGIN)
+        """The square searched for a die found at ``box``: MARGIN times its side, REGION px.
+        Where it runs past the frame it shows the tray's colour (the median of its rim in
+        the frame): a die cut by the frame's edge then ends there, where the edge cuts it,
+        not smeared on to the square's border."""
+        region = crop_die(image, box, REGION, margin=MARGIN)
+        u0, v0, u1, v1 = _in_frame(box, image.shape[1], image.shape[0])
+        if (u0, v0, u1, v1) == (0, 0, REGION, REGION) or u1 <= u0 or v1 <= v0:
+            return region
+        part = region[v0:v1, u0:u1]
+        rim = np.concatenate([part[0], part[-1], part[:, 0], part[:, -1]])
+        filled = np.empty_like(region)
+        filled[:] = np.median(rim, axis=0).astype(region.dtype)
+        filled[v0:v1, u0:u1] = part
+        return filled
 
     def read(self, image: np.ndarray, box: tuple[float, float, float, float]) -> FaceMatch:
         """The face of the die the finder placed at ``box`` in ``image``; a box much smaller
-        than the die (its body runs out of the square) is tried again, larger."""
+        than the die (its body runs out of the square) is tried again, larger.  Says whether
+        the die's body runs up to the frame's edge (cut by it)."""
         match = self.match(self.region(image, box))
-        if match.seen:
+        if not match.seen:
+            x0, y0, x1, y1 = box
+            cx, cy, half = (x0 + x1) / 2, (y0 + y1) / 2, ENLARGE * max(x1 - x0, y1 - y0) / 2
+            box = (cx - half, cy - half, cx + half, cy + half)
+            match = self.match(self.region(image, box))
+        if match.outline is None:
             return match
-        x0, y0, x1, y1 = box
-        cx, cy, half = (x0 + x1) / 2, (y0 + y1) / 2, ENLARGE * max(x1 - x0, y1 - y0) / 2
-        return self.match(self.region(image, (cx - half, cy - half, cx + half, cy + half)))
+        a, b, c, d = match.outline
+        u0, v0, u1, v1 = _in_frame(box, image.shape[1], image.shape[0])
+        # the outline, found at half resolution and smoothed, stops short of where the
+        # die does by a pixel or two of the region (however many frame pixels that is)
+        cut = (
+            (u0 > 0 and a <= u0 + TOUCH)
+            or (v0 > 0 and b <= v0 + TOUCH)
+            or (u1 < REGION and c >= u1 - TOUCH)
+            or (v1 < REGION and d >= v1 - TOUCH)
+        )
+        k, ox, oy = _geometry(box)  # from the region's pixels back to the frame's
+        outline = (ox + a * k, oy + b * k, ox + c * k, oy + d * k)
+        return replace(match, outline=outline, cut=cut)
 
     def match(self, crop: np.ndarray, margin: float = MARGIN) -> FaceMatch:
         """The face of the die in ``crop``, a square around its box ``margin`` times its side."""
@@ -179,9 +233,10 @@ class DieSet:
         )
         if body is None:
             return FaceMatch(bank.values[0], 0.0, 0.0, 0.0, seen=False)
+        outline = body.outline()
         colour = body_colour(region, body)
-        if colour_gap(colour, self._colours) > FOREIGN:
-            return FaceMatch(bank.values[0], 0.0, 0.0, 0.0)  # someone else's die
+        if colour_gap(colour, self._colours) > FOREIGN:  # someone else's die, or no die
+            return FaceMatch(bank.values[0], 0.0, 0.0, 0.0, not body.carved, outline)
         scores = bank.best(Marks.of(region, body, self._polarity))
         ranked = sorted(scores.items(), key=lambda kv: -kv[1])
         if len(ranked) > 1 and _confidence(ranked[0][1], ranked[1][1]) >= CHECK_FROM:
@@ -199,7 +254,9 @@ class DieSet:
                 ranked = sorted(scores.items(), key=lambda kv: -kv[1])
         value, score = ranked[0]
         second = ranked[1][1] if len(ranked) > 1 else 0.0
-        return FaceMatch(value, score, score - second, _confidence(score, second))
+        sure = _confidence(score, second)
+        seen = sure > 0 or not body.carved  # a carved body that matches no face is no die
+        return FaceMatch(value, score, score - second, sure, seen, outline)
 
     # --- on disk ------------------------------------------------------------------------------
     def save(self, folder: Path) -> None:

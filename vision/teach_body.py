@@ -5,13 +5,16 @@ border (brightness changes and shadows pass as tray).  Its centroid is the
 die's centre and the root of its area the die's size, so a box that is off by
 a fifth or a camera that zooms gives the same normalised view of the die.  A
 die touching another one in the square is cut apart from it where the two
-meet (their outlines make a waist there); what is still not one solid die (a
-tray edge, wood grain, a shadow) is no die at all.
+meet (their outlines make a waist there) or, lying edge to edge with no
+waist, shared out between the two dice's cores; a thin streak (wood grain)
+that joins the die to the square's border is opened away.  Of several
+outlines, the one under the square's centre is the die.  What is still not
+one solid die (a tray edge, wood grain, a shadow) is no die at all.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 import cv2
 import numpy as np
@@ -21,6 +24,9 @@ SHADE = 0.7  # log brightness: a shadow darkens the tray by up to half
 APART = 0.45  # touching dice are cut apart at waists narrower than this share of the box
 SOLID = 0.8  # a die's outline fills at least this share of its convex hull
 CLOSE = 0.3  # of the box: notches this narrow in a die's outline are closed, once
+SEED = 0.35  # of the box: thickest points at least this far apart are two dice's cores
+CORE = 0.15  # of the box: a die's core lies at least this far inside its outline
+THIN = 0.3  # of the box: streaks thinner than this running into the outline are not die
 GAMMA = 1.45  # the most a camera's gamma may differ between teaching and reading
 
 
@@ -32,6 +38,16 @@ class Body:
     y: float
     size: float
     mask: np.ndarray | None = field(default=None, repr=False, compare=False)  # 255 on the body
+    carved: bool = False  # only found by splitting or opening an outline (see locate)
+
+    def outline(self) -> tuple[float, float, float, float]:
+        """The body's box (x0, y0, x1, y1) in the region's pixels: its mask's, or a square
+        of its size around its centre."""
+        if self.mask is not None and self.mask.any():
+            x, y, w, h = cv2.boundingRect(self.mask)
+            return float(x), float(y), float(x + w), float(y + h)
+        half = self.size / 2
+        return self.x - half, self.y - half, self.x + half, self.y + half
 
 
 def _apart_from_tray(region: np.ndarray) -> np.ndarray:
@@ -114,13 +130,22 @@ def locate(region: np.ndarray, margin: float = MARGIN) -> Body | None:
     if not inside:
         return None
     filled = np.zeros((h, w), np.uint8)
-    cv2.drawContours(filled, [max(inside, key=cv2.contourArea)], -1, 255, cv2.FILLED)
+    # the outline around the centre, else the largest near it: a find between two dice
+    # lying apart belongs to the one it sits on, not to the bigger one beside it
+    holds = [c for c in inside if cv2.pointPolygonTest(c, centre, False) >= 0]
+    cv2.drawContours(filled, [max(holds or inside, key=cv2.contourArea)], -1, 255, cv2.FILLED)
     box = w / margin
-    return (
+    found = (
         _solid(filled, box)
         or _solid(_cut_apart(filled, box), box)
         or _solid(_closed(filled, box), box)
     )
+    if found is not None:
+        return found
+    # carving a die-sized piece out of a larger outline finds one in a tray's wall too:
+    # such a body counts as a die only where it matches a taught face (teach.py)
+    carved = _solid(_split(filled, box), box) or _solid(_opened(filled, box), box)
+    return None if carved is None else replace(carved, carved=True)
 
 
 def _closed(filled: np.ndarray, box: float) -> np.ndarray:
@@ -129,6 +154,39 @@ def _closed(filled: np.ndarray, box: float) -> np.ndarray:
     k = max(3, int(CLOSE * box) | 1)
     disc = cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (k, k))
     return cv2.morphologyEx(filled, cv2.MORPH_CLOSE, disc)
+
+
+def _split(filled: np.ndarray, box: float) -> np.ndarray:
+    """The part of ``filled`` that belongs to the core nearest the region's centre, once it is
+    shared out between its cores (the points farthest inside its outline, each a die's
+    middle): two dice lying edge to edge meet along a line as wide as a die, with no waist
+    to cut at.  A pixel goes to the core it is nearest to less that core's depth, so a big
+    die keeps its whole body beside a small one (an additively weighted Voronoi split)."""
+    h, w = filled.shape
+    # the region's border counts as outline: a die running out of the square has no core there
+    padded = cv2.copyMakeBorder(filled, 1, 1, 1, 1, cv2.BORDER_CONSTANT, value=0)
+    dist = cv2.distanceTransform(padded, cv2.DIST_L2, 5)[1:-1, 1:-1]
+    k = max(3, int(SEED * box) | 1)
+    peaks = (dist >= CORE * box) & (dist >= cv2.dilate(dist, np.ones((k, k), np.uint8)))
+    count, _, _, cores = cv2.connectedComponentsWithStats(peaks.astype(np.uint8))
+    if count <= 2:  # one core or none: there is nothing to split
+        return filled
+    cores = cores[1:]
+    depth = np.array([dist[round(y), round(x)] for x, y in cores], np.float32)
+    ys, xs = np.mgrid[0:h, 0:w].astype(np.float32)
+    reach = np.stack([np.hypot(xs - x, ys - y) - d for (x, y), d in zip(cores, depth, strict=True)])
+    mine = int(np.argmin(np.hypot(cores[:, 0] - w / 2, cores[:, 1] - h / 2)))
+    return np.where((reach.argmin(axis=0) == mine) & (filled > 0), 255, 0).astype(np.uint8)
+
+
+def _opened(filled: np.ndarray, box: float) -> np.ndarray:
+    """``filled`` without parts thinner than THIN × box (a streak of wood grain or a
+    shadow's edge that ran into the die's outline and joined it to the region's border)."""
+    if not (filled[0].any() or filled[-1].any() or filled[:, 0].any() or filled[:, -1].any()):
+        return filled  # nothing runs out of the square: opening would only reshape the die
+    k = max(3, int(THIN * box) | 1)
+    disc = cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (k, k))
+    return cv2.morphologyEx(filled, cv2.MORPH_OPEN, disc)
 
 
 def body_colour(region: np.ndarray, body: Body) -> np.ndarray:
