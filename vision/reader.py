@@ -25,6 +25,7 @@ from vision.teach import SIDE, DieSet
 
 SURE = 0.7  # at or above: a reading; below: uncertain (see docs/vision.md)
 LIKELY = 0.45  # at or above (but below SURE): "confirm: V?"; below: re-throw
+FOREIGN = "not of the set"  # a numbered die whose colour no taught face has
 EDGE = 2.0  # a box this close to the frame's edge is cut by it ...
 CUT_CORE = 0.9  # ... once shrunk to this share of its side around its centre: the finder's
 # box is up to a third larger than the die, and a die lying whole by the tray's wall is
@@ -41,7 +42,8 @@ class DieReading:
     uncertain: bool = False
     advice: str = ""
     colour: str = ""
-    problem: str = ""  # "cocked", "impossible pips", "cut by the edge": why it is uncertain
+    problem: str = ""  # "cocked", "impossible pips", "cut by the edge", "not of the set":
+    # why it is uncertain
 
     def to_reading(self, source: str = "camera") -> Reading | None:
         """The mechanics' reading, or None for an uncertain die (a person must decide)."""
@@ -80,6 +82,9 @@ def _advice(
         return f"move the {name} fully into the tray, or re-throw it"
     if problem == "cocked":
         return f"re-throw the {name}: it is cocked (no face lies flat)"
+    if problem == FOREIGN:  # a numbered die of another colour than the taught set's
+        other = f"{colour} die" if colour else "other die"
+        return f"take the {other} out of the tray: it is not one of the taught {die}s"
     if problem == "impossible pips":
         return f"look at the {name}: its pips make no real face (a misprint, or something on it?)"
     if value is not None and confidence >= LIKELY:
@@ -173,9 +178,11 @@ class DiceReader:
                 continue  # something cut off by the frame's edge that matches no face
             value = match.value if match.confidence > 0 else None
             crop = crop_die(image, f.box, SIDE, margin=1.0)
-            reading_die = dieset.reading_die
+            problem = FOREIGN if match.foreign else ""
             dice.append(
-                self._die_reading(image, f.box, reading_die, value, match.confidence, crop, "", cut)
+                self._die_reading(
+                    image, f.box, dieset.reading_die, value, match.confidence, crop, problem, cut
+                )
             )
         problem = "" if dice else "no dice seen"
         return ThrowReading(tuple(dice), (time.perf_counter() - start) * 1000, problem)

@@ -63,6 +63,7 @@ class FaceMatch:
     outline: tuple[float, float, float, float] | None = None  # the body's box (x0, y0, x1, y1):
     # in the REGION-px square from match(), in the frame's pixels from read()
     cut: bool = False  # from read(): the body runs up to the frame's edge
+    foreign: bool = False  # a die body of another colour than every taught face's
 
 
 def _confidence(score: float, second: float) -> float:
@@ -236,7 +237,8 @@ class DieSet:
         outline = body.outline()
         colour = body_colour(region, body)
         if colour_gap(colour, self._colours) > FOREIGN:  # someone else's die, or no die
-            return FaceMatch(bank.values[0], 0.0, 0.0, 0.0, not body.carved, outline)
+            seen = not body.carved
+            return FaceMatch(bank.values[0], 0.0, 0.0, 0.0, seen, outline, foreign=seen)
         scores = bank.best(Marks.of(region, body, self._polarity))
         ranked = sorted(scores.items(), key=lambda kv: -kv[1])
         if len(ranked) > 1 and _confidence(ranked[0][1], ranked[1][1]) >= CHECK_FROM:
