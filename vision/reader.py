@@ -30,6 +30,7 @@ EDGE = 2.0  # a box this close to the frame's edge is cut by it ...
 CUT_CORE = 0.9  # ... once shrunk to this share of its side around its centre: the finder's
 # box is up to a third larger than the die, and a die lying whole by the tray's wall is
 # no cut die (rendered dice: 5 of 52 near the edge called cut, was 11; 253 of 253 cut found)
+# (pip dice; a numbered die's own outline decides, DieSet.read)
 
 
 @dataclass(frozen=True)
