@@ -22,6 +22,7 @@ import numpy as np
 MARGIN = 2.0  # the square's side over the finder's box side
 SHADE = 0.7  # log brightness: a shadow darkens the tray by up to half
 APART = 0.45  # touching dice are cut apart at waists narrower than this share of the box
+SMALLEST, LARGEST = 0.4, 1.6  # the root of a die body's area, in finder box sides
 SOLID = 0.8  # a die's outline fills at least this share of its convex hull
 CLOSE = 0.3  # of the box: notches this narrow in a die's outline are closed, once
 SEED = 0.35  # of the box: thickest points at least this far apart are two dice's cores
@@ -82,8 +83,8 @@ def _solid(filled: np.ndarray, box: float) -> Body | None:
     x, y, bw, bh = cv2.boundingRect(outline)
     hull = cv2.contourArea(cv2.convexHull(outline))
     if (
-        area < (0.4 * box) ** 2
-        or area > (1.6 * box) ** 2
+        area < (SMALLEST * box) ** 2
+        or area > (LARGEST * box) ** 2
         or min(x, y) <= 0
         or x + bw >= w
         or y + bh >= h
@@ -130,11 +131,16 @@ def locate(region: np.ndarray, margin: float = MARGIN) -> Body | None:
     if not inside:
         return None
     filled = np.zeros((h, w), np.uint8)
-    # the outline around the centre, else the largest near it: a find between two dice
-    # lying apart belongs to the one it sits on, not to the bigger one beside it
-    holds = [c for c in inside if cv2.pointPolygonTest(c, centre, False) >= 0]
-    cv2.drawContours(filled, [max(holds or inside, key=cv2.contourArea)], -1, 255, cv2.FILLED)
+    # the die-sized outline around the centre, else the largest near it: a find between
+    # two dice lying apart belongs to the one it sits on, not to the bigger one beside it
     box = w / margin
+    holds = [
+        c
+        for c in inside
+        if cv2.pointPolygonTest(c, centre, False) >= 0
+        and cv2.contourArea(c) >= (SMALLEST * box) ** 2
+    ]
+    cv2.drawContours(filled, [max(holds or inside, key=cv2.contourArea)], -1, 255, cv2.FILLED)
     found = (
         _solid(filled, box)
         or _solid(_cut_apart(filled, box), box)
