@@ -79,3 +79,11 @@ def test_a_find_between_two_dice_apart_takes_the_one_under_it() -> None:
 
 def test_plain_felt_has_no_die() -> None:
     assert locate(_felt(4)) is None
+
+
+def test_a_speck_under_the_centre_does_not_hide_the_die_beside_it() -> None:
+    # a crumb on the felt where the finder's box centre fell, the die just beside it
+    region = _felt(5)
+    die = _die(region, [(36, 116), (62, 74), (88, 116)])
+    cv2.rectangle(region, (59, 58), (69, 68), (200, 200, 200), cv2.FILLED)
+    assert _near(locate(region), die)
