@@ -157,7 +157,10 @@ class DiceReader:
         h, w = image.shape[:2]
         box = _int_box(found_box, w, h)
         if cut is None:
-            cut = _at_edge(found_box, w, h, CUT_CORE)
+            x0, y0, x1, y1 = found_box
+            cx, cy = (x0 + x1) / 2, (y0 + y1) / 2
+            rx, ry = (x1 - x0) / 2 * CUT_CORE, (y1 - y0) / 2 * CUT_CORE
+            cut = cx - rx < EDGE or cy - ry < EDGE or cx + rx > w - EDGE or cy + ry > h - EDGE
         problem = "cut by the edge" if cut else problem
         uncertain = bool(problem) or value is None or confidence < self.sure
         colour = colour_name(crop) if uncertain else ""  # named only when advice needs it
@@ -174,7 +177,8 @@ class DiceReader:
             if match.confidence == 0.0 and (f.score < 0.6 or not match.seen):
                 continue  # matches no taught face and the finder was unsure, or no die body
             # the body's own outline says better than the finder's box whether the die is whole
-            cut = match.cut if match.outline else None
+            # (every match kept here saw a body, so it has one)
+            cut = match.cut
             if cut and match.confidence == 0.0:
                 continue  # something cut off by the frame's edge that matches no face
             value = match.value if match.confidence > 0 else None
@@ -211,17 +215,6 @@ class DiceReader:
 
 
 CROP_INSET = 0.08  # a die's crop photo shows a little tray around the die on every side
-
-
-def _at_edge(
-    box: tuple[float, float, float, float], w: int, h: int, core: float, edge: float = EDGE
-) -> bool:
-    """Whether ``box``, shrunk to ``core`` of its side around its centre, comes within
-    ``edge`` pixels of the edge of a ``w`` × ``h`` frame."""
-    x0, y0, x1, y1 = box
-    cx, cy = (x0 + x1) / 2, (y0 + y1) / 2
-    rx, ry = (x1 - x0) / 2 * core, (y1 - y0) / 2 * core
-    return cx - rx < edge or cy - ry < edge or cx + rx > w - edge or cy + ry > h - edge
 
 
 def _int_box(box: tuple[float, float, float, float], w: int, h: int) -> tuple[int, int, int, int]:

@@ -11,8 +11,9 @@ compares the ink on it with every taught face whatever its turn and size
 (:mod:`vision.teach_marks`); each taught face is also kept squashed along x
 and along y, as a camera a little off overhead sees it.  The best face's score
 against the next one's says how sure the answer is: how many times as far from
-a perfect match the next face is.  A sure answer is checked once more on a closer cut of the same
-die, so that an answer a pixel's difference would change is not sure.  A die
+a perfect match the next face is.  A sure answer is checked once more on a
+closer cut of the same die, so that an answer a pixel's difference would
+change is not sure.  A die
 whose body is another colour than the taught faces' is someone else's die.
 
 A die set lives in a folder: ``dieset.json`` (name, die type, faces, and the

@@ -67,8 +67,19 @@ def _apart_from_tray(region: np.ndarray) -> np.ndarray:
     dist = cv2.GaussianBlur(np.sqrt(squared), (0, 0), w / 96)
     scaled = np.clip(dist * (255.0 / max(float(dist.max()), 1e-3)), 0, 255).astype(np.uint8)
     _, mask = cv2.threshold(scaled, 0, 255, cv2.THRESH_BINARY + cv2.THRESH_OTSU)
-    k = max(3, (w // 24) | 1)
+    k = _odd(w / 24)
     return cv2.morphologyEx(mask, cv2.MORPH_OPEN, np.ones((k, k), np.uint8))
+
+
+def _odd(side: float) -> int:
+    """A kernel's side: ``side`` rounded down to an odd number of pixels, at least 3."""
+    return max(3, int(side) | 1)
+
+
+def _disc(side: float) -> np.ndarray:
+    """A round structuring element about ``side`` pixels across."""
+    k = _odd(side)
+    return cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (k, k))
 
 
 def _solid(filled: np.ndarray, box: float) -> Body | None:
@@ -103,8 +114,7 @@ def _cut_apart(filled: np.ndarray, box: float) -> np.ndarray:
     """The part of ``filled`` nearest the region's centre once waists narrower than
     APART × box are cut (two touching dice meet at a waist)."""
     h, w = filled.shape
-    k = max(3, int(APART * box) | 1)
-    disc = cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (k, k))
+    disc = _disc(APART * box)
     cores = cv2.erode(filled, disc)
     count, labels, _, centroids = cv2.connectedComponentsWithStats(cores)
     if count <= 2:  # one core or none: there is nothing to cut
@@ -157,8 +167,7 @@ def locate(region: np.ndarray, margin: float = MARGIN) -> Body | None:
 def _closed(filled: np.ndarray, box: float) -> np.ndarray:
     """``filled`` with notches narrower than CLOSE × box filled in: a die the tray's colour
     on its sides, with ink by its edge, shows a notch in its outline."""
-    k = max(3, int(CLOSE * box) | 1)
-    disc = cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (k, k))
+    disc = _disc(CLOSE * box)
     return cv2.morphologyEx(filled, cv2.MORPH_CLOSE, disc)
 
 
@@ -172,7 +181,7 @@ def _split(filled: np.ndarray, box: float) -> np.ndarray:
     # the region's border counts as outline: a die running out of the square has no core there
     padded = cv2.copyMakeBorder(filled, 1, 1, 1, 1, cv2.BORDER_CONSTANT, value=0)
     dist = cv2.distanceTransform(padded, cv2.DIST_L2, 5)[1:-1, 1:-1]
-    k = max(3, int(SEED * box) | 1)
+    k = _odd(SEED * box)
     peaks = (dist >= CORE * box) & (dist >= cv2.dilate(dist, np.ones((k, k), np.uint8)))
     count, _, _, cores = cv2.connectedComponentsWithStats(peaks.astype(np.uint8))
     if count <= 2:  # one core or none: there is nothing to split
@@ -190,8 +199,7 @@ def _opened(filled: np.ndarray, box: float) -> np.ndarray:
     shadow's edge that ran into the die's outline and joined it to the region's border)."""
     if not (filled[0].any() or filled[-1].any() or filled[:, 0].any() or filled[:, -1].any()):
         return filled  # nothing runs out of the square: opening would only reshape the die
-    k = max(3, int(THIN * box) | 1)
-    disc = cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (k, k))
+    disc = _disc(THIN * box)
     return cv2.morphologyEx(filled, cv2.MORPH_OPEN, disc)
 
 
