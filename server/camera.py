@@ -21,7 +21,8 @@ import numpy as np
 from mechanics.reading import Reading
 from server.diesets import DieSetStore
 from server.table import Table
-from vision.frames import CameraError, FrameSource
+from vision.frames import CameraError, Frame, FrameSource
+from vision.pixels import FrameError, as_bgr8
 from vision.reader import DiceReader, ThrowReading, encode_crop
 from vision.settle import SettleDetector
 
@@ -65,6 +66,7 @@ class CameraSource:
 
     def _run(self) -> None:
         self._table.source_event(self.name, "connected", {"detail": "camera started"})
+        bad = False  # the last frame could not be read (announced once per run of them)
         try:
             while not self._stop.is_set():
                 frame = self._frames.read()
@@ -73,6 +75,14 @@ class CameraSource:
                         self.name, "disconnected", {"detail": "no more frames"}
                     )
                     return
+                try:
+                    frame = Frame(as_bgr8(frame.image), frame.at, frame.name)
+                except FrameError as err:  # bad frames: say so once, keep watching the tray
+                    if not bad:
+                        self._table.source_event(self.name, "attention", {"detail": str(err)})
+                    bad = True
+                    continue
+                bad = False
                 state = self._settle.feed(frame)
                 if state.moving:
                     self._last_motion = time.monotonic()

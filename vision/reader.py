@@ -21,6 +21,7 @@ from vision.colour import colour_name
 from vision.crops import crop_die
 from vision.faces import FaceClassifier
 from vision.finder import DieFinder, Found, find_by_difference
+from vision.pixels import as_bgr8
 from vision.teach import SIDE, DieSet
 
 SURE = 0.7  # at or above: a reading; below: uncertain (see docs/vision.md)
@@ -122,8 +123,9 @@ class DiceReader:
     ) -> ThrowReading:
         """Read every die in ``image``; ``die`` is the type expected ("d6", "dF" or "any")."""
         start = time.perf_counter()
-        if image is None or image.ndim != 3 or image.shape[2] != 3 or min(image.shape[:2]) < 8:
-            raise ValueError("a frame is an H×W×3 BGR image of at least 8×8 pixels")
+        image = as_bgr8(image)
+        if empty_tray is not None:
+            empty_tray = as_bgr8(empty_tray, "the empty-tray picture")
         found = self.find(image, empty_tray)
         if die in self.diesets:
             return self._read_numbered(image, found, self.diesets[die], start)
@@ -195,6 +197,7 @@ class DiceReader:
     def read_crop(self, image: np.ndarray, die: str = "d6") -> ThrowReading:
         """Read a photo of one die (a crop, as the ledger keeps them and people send them)."""
         start = time.perf_counter()
+        image = as_bgr8(image, "a die's photo")
         h, w = image.shape[:2]
         box = (CROP_INSET * w, CROP_INSET * h, (1 - CROP_INSET) * w, (1 - CROP_INSET) * h)
         guess = self.faces.read([crop_die(image, box, self.faces.size)], die, cocked=False)[0]

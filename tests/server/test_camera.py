@@ -58,6 +58,31 @@ def test_a_settled_throw_feeds_the_waiting_check_with_its_crops(tmp_path: Path) 
     ledger.close()
 
 
+def test_bad_frames_are_announced_once_and_the_throw_after_them_is_read(
+    tmp_path: Path,
+) -> None:
+    rng = np.random.default_rng(13)
+    throw = render_settling(ThrowSpec(dice=("dF",) * 3), rng, moving=4, still=8)
+    bad = [np.zeros((480, 640, 3), np.float32)] * 3  # a driver handing over floats
+    grey = [cv2.cvtColor(image, cv2.COLOR_BGR2GRAY) for image, _ in throw]  # a mono camera
+    ledger = Ledger(tmp_path)
+    table = Table(ledger)
+    events: list[dict[str, Any]] = []
+    table.subscribe(events.append)
+    check = table.create("peupfudge", {"dice": 3, "level": 2, "bonus": 0, "difficulty": 2})
+    camera = CameraSource(
+        "camera", Replay([*bad, *grey], interval=0.1), DiceReader(), table, SettleDetector(0.3)
+    )
+    camera.start()
+    _wait(lambda: any(e.get("event") == "disconnected" for e in events))
+    camera.stop()
+    warned = [e for e in events if e.get("event") == "attention"]
+    assert len(warned) == 1 and "float32 pixels" in warned[0]["detail"], warned
+    assert camera.throws_read == 1  # the camera kept watching: the throw was read
+    assert table.get(check["id"])["status"] == "resolved"
+    ledger.close()
+
+
 def test_unsure_dice_are_kept_and_announced_never_fed(tmp_path: Path) -> None:
     ledger = Ledger(tmp_path)
     table = Table(ledger)

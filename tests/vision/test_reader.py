@@ -12,6 +12,7 @@ import pytest
 
 from dicebridge.cli import main
 from vision.frames import CameraError, ImageFolder, OpenCVCapture, Picamera2Source, Replay
+from vision.pixels import FrameError
 from vision.reader import DiceReader, encode_crop
 from vision.render import MARBLED, PALETTE, ThrowSpec, render_settling, render_throw
 from vision.settle import SettleDetector
@@ -161,9 +162,36 @@ def test_pips_that_make_no_face_are_not_read_as_one(reader: DiceReader) -> None:
     assert count["calm"] >= 12 and count["false_alarms"] <= 0.05 * count["calm"], count
 
 
-def test_bad_frames_are_refused_clearly(reader: DiceReader) -> None:
-    with pytest.raises(ValueError, match="H×W×3"):
-        reader.read(np.zeros((4, 4), np.uint8))
+def test_grey_bgra_and_16_bit_frames_read_as_the_same_picture(reader: DiceReader) -> None:
+    throw = render_throw(ThrowSpec(dice=("d6",) * 4), np.random.default_rng(8))
+    plain = sorted(d.value or 0 for d in reader.read(throw.image, "d6").dice)
+    assert sorted(d.value for d in throw.dice) == plain  # the picture itself reads right
+    deep = throw.image.astype(np.uint16) * 257  # a 16-bit PNG of the same picture
+    bgra = cv2.cvtColor(throw.image, cv2.COLOR_BGR2BGRA)
+    for frame in (deep, bgra):
+        assert sorted(d.value or 0 for d in reader.read(frame, "d6").dice) == plain
+    grey = cv2.cvtColor(throw.image, cv2.COLOR_BGR2GRAY)  # a monochrome camera
+    assert len(reader.read(grey, "d6").dice) == len(plain)
+    crop = reader.read(throw.image, "d6").dice[0].crop
+    assert reader.read_crop(crop[:, :, :1].copy(), "d6").dice  # a grey H×W×1 photo of one die
+
+
+@pytest.mark.parametrize(
+    ("frame", "says"),
+    [
+        (np.zeros((4, 4), np.uint8), "4×4 pixels; at least 8×8"),
+        (np.zeros((64, 64, 3), np.float32), "float32 pixels; 8-bit"),
+        (np.zeros((64, 64, 2), np.uint8), "its shape is \\(64, 64, 2\\)"),
+        ([[0, 1], [2, 3]], "not list"),
+        (None, "not NoneType"),
+    ],
+)
+def test_bad_frames_are_refused_clearly(reader: DiceReader, frame: object, says: str) -> None:
+    with pytest.raises(FrameError, match=says):
+        reader.read(frame, "d6")  # type: ignore[arg-type]
+    tray = np.zeros((64, 64, 3), np.uint8)
+    with pytest.raises(FrameError, match="the empty-tray picture"):
+        reader.read(tray, "d6", np.zeros((64, 64, 3), np.float64))
 
 
 def test_crops_encode_for_the_ledger(reader: DiceReader) -> None:

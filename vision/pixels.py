@@ -1,0 +1,49 @@
+"""What a frame must be before it is read, and the few kinds of frame that are made so.
+
+The networks and the matcher work on 8-bit BGR.  A monochrome camera's grey
+frames, a BGRA screenshot and a 16-bit PNG or camera frame carry the same
+picture and are converted; anything else (floats, whose scale is anyone's
+guess, a frame a few pixels wide, something that is not an image at all) is a
+:class:`FrameError` that says what was given and what is wanted.
+"""
+
+from __future__ import annotations
+
+import cv2
+import numpy as np
+
+MIN_SIDE = 8  # pixels: smaller than any die the finder can see
+
+
+class FrameError(ValueError):
+    """A frame that cannot be read as a picture of the tray; the message says why."""
+
+
+def as_bgr8(image: object, what: str = "a frame") -> np.ndarray:
+    """``image`` as an H×W×3 BGR uint8 array: grey (H×W or H×W×1), BGRA and 16-bit
+    pictures converted; anything else raised as a FrameError naming ``what``."""
+    if not isinstance(image, np.ndarray):
+        raise FrameError(f"{what} must be an image array (H×W×3 BGR), not {type(image).__name__}")
+    if image.ndim == 3 and image.shape[2] == 1:
+        image = image[:, :, 0]
+    if image.ndim not in (2, 3) or (image.ndim == 3 and image.shape[2] not in (3, 4)):
+        raise FrameError(
+            f"{what} must be H×W grey, H×W×3 BGR or H×W×4 BGRA; its shape is {image.shape}"
+        )
+    if min(image.shape[:2]) < MIN_SIDE:
+        raise FrameError(
+            f"{what} is {image.shape[1]}×{image.shape[0]} pixels; "
+            f"at least {MIN_SIDE}×{MIN_SIDE} are needed"
+        )
+    if image.dtype == np.uint16:
+        image = (image >> 8).astype(np.uint8)  # the top 8 bits: the same picture, coarser
+    elif image.dtype != np.uint8:
+        raise FrameError(
+            f"{what} has {image.dtype} pixels; 8-bit (uint8) or 16-bit (uint16) are read "
+            "(scale floats to 0–255 and convert them to uint8 first)"
+        )
+    if image.ndim == 2:
+        return np.asarray(cv2.cvtColor(image, cv2.COLOR_GRAY2BGR))
+    if image.shape[2] == 4:
+        return np.asarray(cv2.cvtColor(image, cv2.COLOR_BGRA2BGR))
+    return np.ascontiguousarray(image)
