@@ -1,0 +1,104 @@
+"""The empty-tray reference (vision/finder.py): what already lay on the tray when it was
+taken is no die, and every die thrown since is kept, whatever the light did meanwhile and
+however the dice cluster."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from vision.finder import DieFinder, Found, find_by_difference
+from vision.reader import DiceReader
+from vision.render import PALETTE, RenderedThrow, ThrowSpec, render_throw
+
+
+def _relit(image: np.ndarray, rng: np.random.Generator) -> np.ndarray:
+    """The frame under other light than the reference's: a lamp's pool (0.75–1.35 of the
+    light) and an arm's soft shadow across the tray (down to 0.55)."""
+    h, w = image.shape[:2]
+    yy, xx = np.mgrid[0:h, 0:w].astype(np.float32)
+    cx, cy = rng.uniform(0, w), rng.uniform(0, h)
+    lamp = 0.75 + 0.6 * np.exp(-((xx - cx) ** 2 + (yy - cy) ** 2) / (2 * (0.4 * w) ** 2))
+    a = rng.uniform(0, np.pi)
+    d = (xx - w / 2) * np.cos(a) + (yy - h / 2) * np.sin(a) - rng.uniform(-w / 4, w / 4)
+    shadow = 1 - 0.45 * np.exp(-(d**2) / (2 * (0.08 * w) ** 2))
+    gain = rng.uniform(0.8, 1.2)
+    return np.clip(image * (lamp * shadow * gain)[:, :, None], 0, 255).astype(np.uint8)
+
+
+def _hits(throw: RenderedThrow, found: list[Found]) -> int:
+    """Dice thrown that have a find centred on them."""
+    hit = 0
+    for die in throw.dice:
+        cx, cy = (die.box[0] + die.box[2]) / 2, (die.box[1] + die.box[3]) / 2
+        side = die.box[2] - die.box[0]
+        hit += any(
+            abs((f.box[0] + f.box[2]) / 2 - cx) < 0.35 * side
+            and abs((f.box[1] + f.box[3]) / 2 - cy) < 0.35 * side
+            for f in found
+        )
+    return hit
+
+
+def test_dice_thrown_in_clusters_and_under_other_light_are_kept() -> None:
+    # measured: touching, 71 of the 74 dice the finder sees are kept (the old test, the
+    # ring's median with the other dice in it, kept 68); relit, 62 of 75 (before, 44)
+    for relight, least in ((False, 0.95), (True, 0.78)):
+        finder, rng = DieFinder(), np.random.default_rng(71)
+        without = kept = 0
+        for k in range(15):
+            die = ("d6", "dF", "d5", "d10", "d20")[k % 5]
+            spec = ThrowSpec(dice=(die,) * 5, touching=0.8, looks=(PALETTE[k % 12],))
+            throw = render_throw(spec, rng)
+            frame = _relit(throw.image, rng) if relight else throw.image
+            without += _hits(throw, finder.find(frame))
+            kept += _hits(throw, finder.find(frame, throw.empty_tray))
+        assert without >= 72, without  # the finder itself sees them (of 75)
+        assert kept >= least * without, (relight, kept, without)
+
+
+def test_what_lay_on_the_tray_when_the_reference_was_taken_is_no_die() -> None:
+    rng = np.random.default_rng(72)
+    finder, reader = DieFinder(), DiceReader()
+    throw = render_throw(ThrowSpec(dice=("d6",) * 8, touching=0.0), rng)
+    middle = throw.image.shape[1] // 2
+    reference = throw.image.copy()  # the right half's dice were there already
+    reference[:, :middle] = throw.empty_tray[:, :middle]
+    found = finder.find(throw.image, reference)
+    left = [d for d in throw.dice if d.box[2] < middle - 4]
+    right = [d for d in throw.dice if d.box[0] > middle + 4]
+    assert left and right
+    assert all((f.box[0] + f.box[2]) / 2 < middle for f in found), found
+    assert len(found) >= len(left)
+    assert reader.read(throw.image, "d6", throw.image).problem == "no dice seen"
+
+
+def test_an_empty_tray_under_other_light_is_no_dice() -> None:
+    rng = np.random.default_rng(73)
+    reader = DiceReader()
+    for _ in range(4):
+        throw = render_throw(ThrowSpec(dice=()), rng)
+        frame = _relit(throw.image, rng)
+        result = reader.read(frame, "d6", throw.empty_tray)
+        assert result.problem == "no dice seen", [d.to_dict() for d in result.dice]
+
+
+def test_without_the_network_the_dice_are_the_blobs_that_differ_from_the_tray() -> None:
+    # the reader's fallback when the network finds nothing: measured on the change map,
+    # the light's own change is no blob (raw differences found 59 of these 96 dice, and
+    # an arm's shadow became a 255 × 456 "die")
+    rng = np.random.default_rng(5)
+    thrown = plain = relit = strays = 0
+    for k in range(24):
+        spec = ThrowSpec(dice=("d6",) * 4, touching=0.0, looks=(PALETTE[k % 12],))
+        throw = render_throw(spec, rng)
+        found = find_by_difference(throw.image, throw.empty_tray)
+        seen = find_by_difference(_relit(throw.image, rng), throw.empty_tray)
+        thrown += len(throw.dice)
+        plain += _hits(throw, found)
+        relit += _hits(throw, seen)
+        strays += len(found) - _hits(throw, found) + len(seen) - _hits(throw, seen)
+    assert plain == thrown and relit >= thrown - 2 and strays <= 2, (thrown, plain, relit, strays)
+    blind = DiceReader(finder=DieFinder(threshold=1.01))  # a network that never fires
+    throw = render_throw(ThrowSpec(dice=("d6",) * 3, touching=0.0), rng)
+    read = blind.read(throw.image, "d6", throw.empty_tray)
+    assert sorted(d.value or 0 for d in read.dice) == sorted(d.value for d in throw.dice)
