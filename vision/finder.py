@@ -125,9 +125,10 @@ class DieFinder:
             h, w = image.shape[:2]
             inside = [f for f in found if _inside(f.box, w, h)]
             past = [f for f in found if not _inside(f.box, w, h)]
-            keep = set(kept_changed(change_map(image, empty_tray), inside) if inside else [])
+            ratio = log_ratio(image, empty_tray)
+            keep = set(kept_changed(change_of(ratio), inside) if inside else [])
             if past:  # by the frame's edge the light's median window is lopsided: not used
-                keep |= set(kept_changed(change_map(image, empty_tray, light=None), past))
+                keep |= set(kept_changed(change_of(ratio, light=None), past))
             found = [f for f in found if f in keep]
         return found
 
@@ -145,16 +146,16 @@ def _inside(box: tuple[float, float, float, float], w: int, h: int) -> bool:
 def change_map(
     image: np.ndarray, empty_tray: np.ndarray, shrink: int = 4, light: float | None = LIGHT_WINDOW
 ) -> np.ndarray:
-    """Per pixel (of a copy ``shrink`` times smaller): how far the frame is from the tray.
+    """Per pixel (of a copy ``shrink`` times smaller): how far the frame is from the tray
+    (:func:`log_ratio`, then :func:`change_of`)."""
+    return change_of(log_ratio(image, empty_tray, shrink), light)
 
-    Measured per colour channel as a log brightness ratio with the frame's overall
-    ratio taken out, so a camera that re-exposes or a lamp that dims changes
-    nothing, while a die (a new colour and pattern) stands out; the channel that
-    changed most counts, so a red die on a green felt of the same brightness is
-    seen too (a grey-only measure missed a quarter of rendered dice).  What the light
-    did locally (a lamp's pool, a shadow across the tray) is the median change over a
-    window ``light`` of the frame wide (several dice), and is taken out too (None: not).
-    """
+
+def log_ratio(image: np.ndarray, empty_tray: np.ndarray, shrink: int = 4) -> np.ndarray:
+    """The frame over the tray, per pixel (of a copy ``shrink`` times smaller) and colour
+    channel, as a log brightness ratio with the frame's overall ratio taken out, so a
+    camera that re-exposes or a lamp that dims changes nothing, while a die (a new colour
+    and pattern) stands out."""
     size = (max(1, image.shape[1] // shrink), max(1, image.shape[0] // shrink))
     a = cv2.resize(image, size, interpolation=cv2.INTER_AREA).astype(np.float32)
     b = cv2.resize(empty_tray, size, interpolation=cv2.INTER_AREA).astype(np.float32)
@@ -168,19 +169,25 @@ def change_map(
             shift = np.array([[1, 0, rx - m], [0, 1, ry - m]], dtype=np.float32)
             b = np.asarray(cv2.warpAffine(b, shift, size, borderMode=cv2.BORDER_REPLICATE))
     ratio = np.log((a + 20) / (b + 20))
-    ratio -= np.median(ratio.reshape(-1, 3), axis=0)
-    # what the light did near each spot: the median over a window several dice wide (a die
-    # or a small cluster is a minority in it); a lamp or a shadow thrown across the tray
-    # changes the tray and the dice on it alike, so it is taken out
-    if light is None:
-        return np.asarray(cv2.GaussianBlur(np.abs(ratio).max(axis=2), (0, 0), 1.5), np.float32)
-    # (at half this map's resolution: the light changes slowly, and it is 5 times faster)
-    levels = np.clip(ratio * LEVELS + 128, 0, 255).astype(np.uint8)  # medianBlur: 8-bit
-    half = (max(1, size[0] // 2), max(1, size[1] // 2))
-    small = cv2.resize(levels, half, interpolation=cv2.INTER_AREA)
-    done = cv2.medianBlur(small, max(3, int(min(half) * light) | 1))
-    done = cv2.resize(done, size, interpolation=cv2.INTER_LINEAR).reshape(ratio.shape)
-    ratio -= (done.astype(np.float32) - 128) / LEVELS
+    return np.asarray(ratio - np.median(ratio.reshape(-1, 3), axis=0), np.float32)
+
+
+def change_of(ratio: np.ndarray, light: float | None = LIGHT_WINDOW) -> np.ndarray:
+    """How much each spot changed, from a :func:`log_ratio`: the channel that changed most
+    counts, so a red die on a green felt of the same brightness is seen too (a grey-only
+    measure missed a quarter of rendered dice).  What the light did near each spot (a
+    lamp's pool, a shadow across the tray: it changes the tray and the dice on it alike)
+    is the median over a window ``light`` of the frame wide, several dice (a die or a
+    small cluster is a minority in it), and is taken out (None: not)."""
+    if light is not None:
+        # at half the map's resolution: the light changes slowly, and it is 5 times faster
+        h, w = ratio.shape[:2]
+        levels = np.clip(ratio * LEVELS + 128, 0, 255).astype(np.uint8)  # medianBlur: 8-bit
+        half = (max(1, w // 2), max(1, h // 2))
+        small = cv2.resize(levels, half, interpolation=cv2.INTER_AREA)
+        done = cv2.medianBlur(small, max(3, int(min(half) * light) | 1))
+        done = cv2.resize(done, (w, h), interpolation=cv2.INTER_LINEAR).reshape(ratio.shape)
+        ratio = ratio - (done.astype(np.float32) - 128) / LEVELS
     return np.asarray(cv2.GaussianBlur(np.abs(ratio).max(axis=2), (0, 0), 1.5), np.float32)
 
 

@@ -164,7 +164,8 @@ def test_pips_that_make_no_face_are_not_read_as_one(reader: DiceReader) -> None:
 
 def test_grey_bgra_and_16_bit_frames_read_as_the_same_picture(reader: DiceReader) -> None:
     throw = render_throw(ThrowSpec(dice=("d6",) * 4), np.random.default_rng(8))
-    plain = sorted(d.value or 0 for d in reader.read(throw.image, "d6").dice)
+    read = reader.read(throw.image, "d6")
+    plain = sorted(d.value or 0 for d in read.dice)
     assert sorted(d.value for d in throw.dice) == plain  # the picture itself reads right
     deep = throw.image.astype(np.uint16) * 257  # a 16-bit PNG of the same picture
     bgra = cv2.cvtColor(throw.image, cv2.COLOR_BGR2BGRA)
@@ -172,7 +173,7 @@ def test_grey_bgra_and_16_bit_frames_read_as_the_same_picture(reader: DiceReader
         assert sorted(d.value or 0 for d in reader.read(frame, "d6").dice) == plain
     grey = cv2.cvtColor(throw.image, cv2.COLOR_BGR2GRAY)  # a monochrome camera
     assert len(reader.read(grey, "d6").dice) == len(plain)
-    crop = reader.read(throw.image, "d6").dice[0].crop
+    crop = read.dice[0].crop
     assert reader.read_crop(crop[:, :, :1].copy(), "d6").dice  # a grey H×W×1 photo of one die
 
 
