@@ -78,14 +78,20 @@ def run(args: argparse.Namespace) -> int:
             flush=True,
         )
     from server.diesets import DieSetStore
+    from server.empty_tray import EmptyTrayError, EmptyTrayStore
 
     diesets = DieSetStore(config.data_dir)
-    app = create_app(table, admin, diesets, _plain_settings(config, args.config))
+    try:
+        trays = EmptyTrayStore(config.data_dir, config.empty_tray)
+    except EmptyTrayError as err:
+        ledger.close()
+        raise SystemExit(f"dicebridge serve: {err}") from None
+    app = create_app(table, admin, diesets, _plain_settings(config, args.config), trays)
     from server.sources import tower_fleet
 
     stoppers: list[Any] = []
     try:
-        towers, camera = _sources(args.demo, config, table, stoppers, diesets)
+        towers, camera = _sources(args.demo, config, table, stoppers, diesets, trays)
     except Exception as err:  # a camera or model that cannot start: say which, start nothing
         for stop in reversed(stoppers):
             stop()
@@ -134,12 +140,16 @@ def run(args: argparse.Namespace) -> int:
 
 
 def _sources(
-    demo: bool, config: Any, table: Any, stoppers: list[Any], diesets: Any = None
+    demo: bool,
+    config: Any,
+    table: Any,
+    stoppers: list[Any],
+    diesets: Any = None,
+    trays: Any = None,
 ) -> tuple[tuple[Any, ...], Any]:
     """The towers to drive and the camera source (or None), from the settings or the demo."""
     towers = tuple(config.towers)
     frames: Any = None  # a vision.frames.FrameSource
-    tray = None
     if demo:
         from server.demo import DemoTower, Director, SyntheticCamera
 
@@ -159,20 +169,12 @@ def _sources(
         except CameraError as err:  # the rest of the appliance runs on; the camera says why
             table.source_event("camera", "disconnected", {"detail": str(err)})
             print(f"dicebridge serve: {err}", flush=True)
-    if config.empty_tray is not None:
-        import cv2
-
-        tray = cv2.imread(str(config.empty_tray), cv2.IMREAD_COLOR)
-        if tray is None:
-            raise ValueError(f"cannot read the empty-tray photo {config.empty_tray}")
     if frames is None:
         return towers, None
     from server.camera import CameraSource
     from vision.reader import DiceReader
 
-    return towers, CameraSource(
-        "camera", frames, DiceReader(), table, empty_tray=tray, diesets=diesets
-    )
+    return towers, CameraSource("camera", frames, DiceReader(), table, trays=trays, diesets=diesets)
 
 
 def _plain_settings(config: Any, path: Path | None) -> dict[str, Any]:

@@ -28,6 +28,7 @@ from audit.logs import LogError
 from mechanics.reading import Reading, ReadingRefused
 from server.admin import AdminError, AdminPin
 from server.diesets import DieSetStore
+from server.empty_tray import EmptyTrayError, EmptyTrayStore
 from server.registry import AlreadyRegistered, NotFound, RegistryError
 from server.table import Table, UnknownCheck
 from vision.reader import DiceReader
@@ -64,6 +65,10 @@ class TeachFace(BaseModel):
     source: str = Field("camera", max_length=40)
 
 
+class TakeEmptyTray(BaseModel):
+    source: str = Field("camera", max_length=40, description="whose last settled frame")
+
+
 class Confirmation(BaseModel):
     index: int = Field(ge=0, le=199, description="which die of the throw, from 0")
     face: int = Field(description="the face the die really shows")
@@ -74,6 +79,7 @@ def create_app(
     admin: AdminPin | None = None,
     diesets: DieSetStore | None = None,
     settings: dict[str, Any] | None = None,
+    trays: EmptyTrayStore | None = None,
 ) -> FastAPI:
     """The API over ``table``; with ``admin``, registering dice, correcting readings and
     exporting the ledger need its PIN (the service always passes one)."""
@@ -173,6 +179,44 @@ def create_app(
             raise HTTPException(status_code=422, detail=str(err)) from None
         return {"name": name, "die": taught.die, "taught": sorted(taught.crops),
                 "missing": taught.missing()}  # fmt: skip
+
+    def _trays() -> EmptyTrayStore:
+        if trays is None:
+            raise HTTPException(status_code=404, detail="this service has no camera tray")
+        return trays
+
+    @app.get("/api/empty-tray")
+    def empty_tray() -> dict[str, Any]:
+        """Which empty-tray picture the camera compares with: taken, settings' or none."""
+        return _trays().describe()
+
+    @app.get("/api/empty-tray.jpg", response_class=Response)
+    def empty_tray_picture() -> Response:
+        jpeg = _trays().jpeg()
+        if jpeg is None:
+            raise HTTPException(status_code=404, detail="no empty-tray picture is in use")
+        return Response(jpeg, media_type="image/jpeg", headers={"cache-control": "no-store"})
+
+    @app.post("/api/empty-tray", status_code=201, dependencies=admin_only)
+    def take_empty_tray(body: TakeEmptyTray) -> dict[str, Any]:
+        """Take the camera's last settled frame as the empty tray (admin; clear it first)."""
+        store = _trays()
+        frame = table.last_frame(body.source)
+        if frame is None:
+            raise HTTPException(status_code=409, detail=f"no settled frame from {body.source} yet")
+        if not readers:
+            readers.append(DiceReader())
+        try:
+            taken = store.take(frame, readers[0])
+        except EmptyTrayError as err:
+            raise HTTPException(status_code=422, detail=str(err)) from None
+        table.source_event(body.source, "empty-tray", {"detail": "empty-tray picture taken"})
+        return taken
+
+    @app.delete("/api/empty-tray", dependencies=admin_only)
+    def forget_empty_tray() -> dict[str, Any]:
+        """Stop using the picture taken here (back to the settings' picture, or none)."""
+        return _trays().forget()
 
     @app.get("/api/settings", dependencies=admin_only)
     def current_settings() -> dict[str, Any]:

@@ -20,6 +20,7 @@ import numpy as np
 
 from mechanics.reading import Reading
 from server.diesets import DieSetStore
+from server.empty_tray import EmptyTrayStore
 from server.table import Table
 from vision.frames import CameraError, Frame, FrameSource
 from vision.pixels import FrameError, as_bgr8
@@ -37,7 +38,7 @@ class CameraSource:
         reader: DiceReader,
         table: Table,
         settle: SettleDetector | None = None,
-        empty_tray: np.ndarray | None = None,
+        trays: EmptyTrayStore | None = None,
         diesets: DieSetStore | None = None,
     ) -> None:
         self._diesets = diesets
@@ -46,7 +47,8 @@ class CameraSource:
         self._reader = reader
         self._table = table
         self._settle = settle or SettleDetector()
-        self._tray = empty_tray
+        self._trays = trays
+        self._tray_unfit = ""  # why the empty-tray picture is not used (announced once)
         self._stop = threading.Event()
         self._thread: threading.Thread | None = None
         self.throws_read = 0
@@ -66,7 +68,7 @@ class CameraSource:
 
     def _run(self) -> None:
         self._table.source_event(self.name, "connected", {"detail": "camera started"})
-        bad = False  # the last frame could not be read (announced once per run of them)
+        bad = ""  # why the last frame could not be used (a run of such frames is announced once)
         try:
             while not self._stop.is_set():
                 frame = self._frames.read()
@@ -76,20 +78,34 @@ class CameraSource:
                     )
                     return
                 try:
-                    frame = Frame(as_bgr8(frame.image), frame.at, frame.name)
+                    self._use(frame)
                 except FrameError as err:  # bad frames: say so once, keep watching the tray
-                    if not bad:
-                        self._table.source_event(self.name, "attention", {"detail": str(err)})
-                    bad = True
+                    bad = self._once(bad, str(err))
                     continue
-                bad = False
-                state = self._settle.feed(frame)
-                if state.moving:
-                    self._last_motion = time.monotonic()
-                if state.settled:
-                    self.read_throw(frame.image)
+                except Exception as err:
+                    # e.g. a die set or empty-tray file spoilt on disk, a full disk: the
+                    # throw is not read, the camera says why and watches for the next one
+                    bad = self._once(
+                        bad, f"the throw was not read ({err}): throw again or enter it by hand"
+                    )
+                    continue
+                bad = ""
         except CameraError as err:
             self._table.source_event(self.name, "disconnected", {"detail": str(err)})
+
+    def _use(self, frame: Frame) -> None:
+        frame = Frame(as_bgr8(frame.image), frame.at, frame.name)
+        state = self._settle.feed(frame)
+        if state.moving:
+            self._last_motion = time.monotonic()
+        if state.settled:
+            self.read_throw(frame.image)
+
+    def _once(self, last: str, why: str) -> str:
+        """Announce ``why`` unless it is what the last frame was already announced for."""
+        if why != last:
+            self._table.source_event(self.name, "attention", {"detail": why})
+        return why
 
     def moved_since(self, moment: float) -> bool:
         """Whether the camera saw the dice move after ``moment`` (time.monotonic()):
@@ -106,8 +122,9 @@ class CameraSource:
         if self._diesets is not None:
             self._diesets.use_in(self._reader)  # sets taught on the Devices page count at once
         die = self.expected_die()
-        result = self._reader.read(image, die, self._tray)
+        result = self._reader.read(image, die, self._empty_tray(image))
         self.throws_read += 1
+        self._table.set_preview(self.name, outlined(image, result), image)
         if result.problem:
             self._table.source_event(self.name, "attention", {"detail": result.problem})
             return result
@@ -123,8 +140,21 @@ class CameraSource:
             extras.append({"crop": crop_hash, "box": list(d.box)})
         if readings:
             self._table.from_source(self.name, readings, extras)
-        self._table.set_preview(self.name, outlined(image, result), image)
         return result
+
+    def _empty_tray(self, image: np.ndarray) -> np.ndarray | None:
+        """The empty-tray picture, when there is one and it fits the camera's frames
+        (a picture of another size is not used: said once, with what to do)."""
+        tray = self._trays.current() if self._trays is not None else None
+        unfit = ""
+        if tray is not None and tray.shape[:2] != image.shape[:2]:
+            unfit = (f"the empty-tray picture is {tray.shape[1]} x {tray.shape[0]} px, the "
+                     f"camera's frames {image.shape[1]} x {image.shape[0]}: it is not used; "
+                     "take it again on the Devices page")  # fmt: skip
+        if unfit and unfit != self._tray_unfit:
+            self._table.source_event(self.name, "attention", {"detail": unfit})
+        self._tray_unfit = unfit
+        return None if unfit else tray
 
 
 def outlined(image: np.ndarray, result: ThrowReading) -> bytes:

@@ -51,3 +51,28 @@ document.getElementById("show-settings").addEventListener("click", async () => {
     error.textContent = "";
   } catch (e) { error.textContent = e.message; }
 });
+
+const TRAY_STATE = {
+  taken: (t) => `In use: taken here at ${t.taken_at} (${t.size.join(" × ")} px).`,
+  settings: (t) => `In use: the settings' photo ${t.file} (${t.size.join(" × ")} px).`,
+  none: () => "None in use: the camera finds dice without one.",
+};
+function showTray(tray) {
+  document.getElementById("tray-state").textContent = TRAY_STATE[tray.in_use](tray);
+  const img = document.getElementById("tray-picture");
+  img.hidden = tray.in_use === "none";
+  if (!img.hidden) img.src = `/api/empty-tray.jpg?t=${Date.now()}`;
+}
+async function emptyTray(method) {
+  const error = document.getElementById("tray-error");
+  try {
+    const options = method === "GET" ? {} : { method,
+      headers: { "content-type": "application/json", "X-Admin-PIN": document.getElementById("pin").value },
+      body: method === "POST" ? { source: "camera" } : undefined };
+    showTray(await api("/api/empty-tray", options));
+    error.textContent = "";
+  } catch (e) { error.textContent = e.message; }
+}
+document.getElementById("take-tray").addEventListener("click", () => emptyTray("POST"));
+document.getElementById("forget-tray").addEventListener("click", () => emptyTray("DELETE"));
+emptyTray("GET");

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import shutil
 import signal
 import socket
 import subprocess
@@ -18,6 +19,7 @@ import cv2
 import numpy as np
 
 from server.camera import CameraSource
+from server.diesets import DieSetStore
 from server.ledger import Ledger
 from server.table import Table
 from vision.frames import Replay
@@ -80,6 +82,36 @@ def test_bad_frames_are_announced_once_and_the_throw_after_them_is_read(
     assert len(warned) == 1 and "float32 pixels" in warned[0]["detail"], warned
     assert camera.throws_read == 1  # the camera kept watching: the throw was read
     assert table.get(check["id"])["status"] == "resolved"
+    ledger.close()
+
+
+def test_a_fault_reading_a_throw_is_announced_and_the_camera_keeps_watching(
+    tmp_path: Path,
+) -> None:
+    rng = np.random.default_rng(14)
+    throws = [render_settling(ThrowSpec(dice=("dF",) * 2), rng, moving=4, still=8)
+              for _ in range(2)]  # fmt: skip
+    broken = tmp_path / "diesets" / "broken"
+    broken.mkdir(parents=True)
+    (broken / "dieset.json").write_text("{")  # a die set spoilt on disk (a power cut mid-save)
+    ledger = Ledger(tmp_path)
+    table = Table(ledger)
+    events: list[dict[str, Any]] = []
+    table.subscribe(events.append)
+    frames = Replay([image for throw in throws for image, _ in throw], interval=0.1)
+    camera = CameraSource(
+        "camera", frames, DiceReader(), table, SettleDetector(0.3), diesets=DieSetStore(tmp_path)
+    )
+    camera.start()
+    _wait(lambda: any(e.get("event") == "disconnected" for e in events))  # all frames seen
+    camera.stop()
+    said = [e["detail"] for e in events if e.get("event") == "attention"]
+    assert len(said) == 2, said  # each throw: not read, and why
+    assert all("the throw was not read (cannot load the die set" in d for d in said)
+    assert events[-1]["detail"] == "no more frames"  # the thread ran to the end of the frames
+    shutil.rmtree(broken)
+    table.create("peupfudge", {"dice": 2, "level": 2, "bonus": 0, "difficulty": 2})
+    assert len(camera.read_throw(throws[1][-1][0]).certain) == 2  # mended: read again
     ledger.close()
 
 

@@ -262,6 +262,24 @@ def test_teaching_on_the_devices_page_needs_the_pin_and_a_throw(base: str, brows
     expect(page.locator("#settings")).to_contain_text("127.0.0.1")
 
 
+def test_the_empty_tray_picture_on_the_devices_page(base: str, browser: object) -> None:
+    from playwright.sync_api import Browser, expect
+
+    assert isinstance(browser, Browser)
+    page = browser.new_page()
+    page.goto(f"{base}/devices")
+    expect(page.locator("#tray-state")).to_contain_text("None in use")
+    page.fill("#pin", "0000")
+    page.click("text=Take it now")
+    expect(page.locator("#tray-error")).to_contain_text("wrong admin PIN")
+    page.fill("#pin", PIN)
+    page.click("text=Take it now")
+    expect(page.locator("#tray-error")).to_contain_text("no settled frame from camera")
+    page.click("text=Stop using the one taken here")
+    expect(page.locator("#tray-error")).to_be_empty()
+    expect(page.locator("#tray-picture")).to_be_hidden()
+
+
 def test_the_kiosk_reconnects_by_itself_after_a_restart(browser: object, tmp_path: Path) -> None:
     from playwright.sync_api import Browser, expect
 

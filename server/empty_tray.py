@@ -1,0 +1,113 @@
+"""The camera's empty-tray picture: the one named in the settings, or one taken from the page.
+
+With a picture of the empty tray the finder keeps only what changed since
+(docs/vision.md, "Empty-tray reference"); under other light than the
+picture's it drops more real dice, so the picture must be easy to retake.
+The Devices page takes it from the camera's last settled frame (admin only):
+`DATA_DIR/empty-tray.png`, used from then on, across restarts, in place of the
+settings' file; "stop using it" deletes that file and goes back to the
+settings' picture, or to none.  The camera source and the API get this store
+as an argument.
+"""
+
+from __future__ import annotations
+
+import threading
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+import cv2
+import numpy as np
+
+from vision.pixels import FrameError, as_bgr8
+from vision.reader import DiceReader
+
+FILE = "empty-tray.png"
+
+
+class EmptyTrayError(ValueError):
+    """A picture that cannot serve as the empty tray (dice on it, unreadable, bad frame)."""
+
+
+def read_picture(path: Path) -> np.ndarray:
+    """An empty-tray photo from disk; EmptyTrayError saying why when it cannot be read."""
+    image = cv2.imread(str(path), cv2.IMREAD_COLOR)
+    if image is None:
+        raise EmptyTrayError(f"cannot read the empty-tray photo {path}")
+    return image
+
+
+class EmptyTrayStore:
+    def __init__(self, data_dir: Path, configured: Path | None = None) -> None:
+        self.path = Path(data_dir) / FILE
+        self.configured = configured
+        self._lock = threading.Lock()
+        self._settings_picture = read_picture(configured) if configured is not None else None
+        self._taken: tuple[int, np.ndarray] | None = None  # (mtime in ns, picture) of self.path
+
+    def current(self) -> np.ndarray | None:
+        """The picture in use: the one taken on the page, else the settings' one, else None."""
+        with self._lock:
+            taken = self._taken_picture()
+            return taken if taken is not None else self._settings_picture
+
+    def _taken_picture(self) -> np.ndarray | None:
+        try:
+            mtime = self.path.stat().st_mtime_ns
+        except FileNotFoundError:
+            self._taken = None
+            return None
+        if self._taken is None or self._taken[0] != mtime:
+            self._taken = (mtime, read_picture(self.path))
+        return self._taken[1]
+
+    def describe(self) -> dict[str, Any]:
+        """Which picture is in use ("taken", "settings" or "none"), since when, its size."""
+        with self._lock:
+            taken = self._taken_picture()
+            if taken is not None and self._taken is not None:
+                at = datetime.fromtimestamp(self._taken[0] / 1e9, UTC)
+                return {"in_use": "taken", "file": str(self.path),
+                        "taken_at": at.isoformat(timespec="seconds"),
+                        "size": [taken.shape[1], taken.shape[0]]}  # fmt: skip
+            picture = self._settings_picture
+            if picture is not None:
+                return {"in_use": "settings", "file": str(self.configured), "taken_at": None,
+                        "size": [picture.shape[1], picture.shape[0]]}  # fmt: skip
+            return {"in_use": "none", "file": None, "taken_at": None, "size": None}
+
+    def take(self, frame: Any, reader: DiceReader) -> dict[str, Any]:
+        """Keep ``frame`` (a settled camera frame) as the empty tray.  Refused while the
+        finder sees a die on it: a die in the picture would hide every die thrown there."""
+        try:
+            image = as_bgr8(frame, "the camera's last frame")
+        except FrameError as err:
+            raise EmptyTrayError(str(err)) from None
+        found = reader.finder.find(image)  # the network alone: no old picture to compare with
+        if found:
+            many = "a die" if len(found) == 1 else f"{len(found)} dice"
+            raise EmptyTrayError(f"clear the tray first: the camera sees {many} on it")
+        ok, data = cv2.imencode(".png", image)
+        if not ok:
+            raise EmptyTrayError("the picture could not be encoded as PNG")
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        tmp = self.path.with_suffix(".tmp")
+        tmp.write_bytes(bytes(data))
+        tmp.replace(self.path)  # whole or not at all: a reader never sees half a picture
+        return self.describe()
+
+    def forget(self) -> dict[str, Any]:
+        """Stop using the picture taken on the page (the settings' one, if any, takes over)."""
+        with self._lock:
+            self.path.unlink(missing_ok=True)
+            self._taken = None
+        return self.describe()
+
+    def jpeg(self) -> bytes | None:
+        """The picture in use as JPEG, for the page to show."""
+        picture = self.current()
+        if picture is None:
+            return None
+        ok, data = cv2.imencode(".jpg", picture, [cv2.IMWRITE_JPEG_QUALITY, 80])
+        return bytes(data) if ok else None

@@ -1,0 +1,110 @@
+"""The empty-tray picture taken from the camera's last settled frame, through the API
+(admin), kept across restarts, and what the camera does with it (rendered frames, the real
+reader, a real ledger and data folder)."""
+
+from __future__ import annotations
+
+import time
+from pathlib import Path
+from typing import Any
+
+import cv2
+import numpy as np
+import pytest
+from fastapi.testclient import TestClient
+
+from server.admin import AdminPin
+from server.app import create_app
+from server.camera import CameraSource
+from server.empty_tray import EmptyTrayError, EmptyTrayStore
+from server.ledger import Ledger
+from server.table import Table
+from vision.frames import Replay
+from vision.reader import DiceReader
+from vision.render import ThrowSpec, render_throw
+
+PIN = {"X-Admin-PIN": "2468"}
+
+
+def test_the_tray_is_taken_only_when_clear_and_only_with_the_pin(tmp_path: Path) -> None:
+    admin = AdminPin(tmp_path)
+    admin.set("2468")
+    trays = EmptyTrayStore(tmp_path)
+    throw = render_throw(ThrowSpec(dice=("d6",) * 3), np.random.default_rng(81))
+    with Ledger(tmp_path) as ledger:
+        table = Table(ledger)
+        events: list[dict[str, Any]] = []
+        table.subscribe(events.append)
+        camera = CameraSource("camera", Replay([]), DiceReader(), table, trays=trays)
+        with TestClient(create_app(table, admin, trays=trays)) as client:
+            assert client.get("/api/empty-tray").json()["in_use"] == "none"
+            assert client.get("/api/empty-tray.jpg").status_code == 404
+            early = client.post("/api/empty-tray", json={}, headers=PIN)
+            assert early.status_code == 409 and "no settled frame" in early.json()["detail"]
+            camera.read_throw(throw.image)  # three dice lie on the tray
+            busy = client.post("/api/empty-tray", json={}, headers=PIN)
+            assert busy.status_code == 422, busy.text
+            assert busy.json()["detail"] == "clear the tray first: the camera sees 3 dice on it"
+            camera.read_throw(throw.empty_tray)  # cleared: "no dice seen", the preview shows it
+            assert client.post("/api/empty-tray", json={}).status_code == 401
+            taken = client.post("/api/empty-tray", json={}, headers=PIN)
+            assert taken.status_code == 201, taken.text
+            h, w = throw.empty_tray.shape[:2]
+            assert taken.json()["in_use"] == "taken" and taken.json()["size"] == [w, h]
+            assert events[-1]["event"] == "empty-tray"
+            picture = client.get("/api/empty-tray.jpg")
+            assert picture.status_code == 200 and picture.headers["content-type"] == "image/jpeg"
+            saved = cv2.imread(str(tmp_path / "empty-tray.png"))
+            assert saved is not None and np.array_equal(
+                saved, throw.empty_tray
+            )  # PNG: the frame itself, unchanged
+            assert client.delete("/api/empty-tray").status_code == 401
+            forgot = client.delete("/api/empty-tray", headers=PIN)
+            assert forgot.status_code == 200 and forgot.json()["in_use"] == "none"
+            assert not (tmp_path / "empty-tray.png").exists()
+
+
+def test_a_taken_picture_outlives_a_restart_and_wins_over_the_settings_one(
+    tmp_path: Path,
+) -> None:
+    rng = np.random.default_rng(82)
+    settings_photo = tmp_path / "tray.jpg"
+    cv2.imwrite(str(settings_photo), render_throw(ThrowSpec(dice=()), rng).empty_tray)
+    empty = render_throw(ThrowSpec(dice=()), rng).empty_tray
+    EmptyTrayStore(tmp_path / "data", settings_photo).take(empty, DiceReader())
+    again = EmptyTrayStore(tmp_path / "data", settings_photo)  # the service started again
+    assert again.describe()["in_use"] == "taken"
+    picture = again.current()
+    assert picture is not None and np.array_equal(picture, empty)
+    assert again.forget()["in_use"] == "settings"  # back to the settings' photo
+    picture = again.current()
+    assert picture is not None and picture.shape == empty.shape
+    (tmp_path / "spoilt.jpg").write_bytes(b"not a picture")
+    with pytest.raises(EmptyTrayError, match="cannot read the empty-tray photo"):
+        EmptyTrayStore(tmp_path / "data", tmp_path / "spoilt.jpg")
+
+
+def test_the_camera_compares_with_the_picture_in_use_and_says_when_it_does_not_fit(
+    tmp_path: Path,
+) -> None:
+    throw = render_throw(ThrowSpec(dice=("dF",) * 3), np.random.default_rng(83))
+    trays = EmptyTrayStore(tmp_path)
+    with Ledger(tmp_path) as ledger:
+        table = Table(ledger)
+        events: list[dict[str, Any]] = []
+        table.subscribe(events.append)
+        camera = CameraSource("camera", Replay([]), DiceReader(), table, trays=trays)
+        assert len(camera.read_throw(throw.image).dice) == 3  # no picture: the finder alone
+        # a picture of the tray with these very dice on it (as if they had lain there when
+        # it was taken), written while the service runs: the camera now drops all three
+        cv2.imwrite(str(trays.path), throw.image)
+        assert camera.read_throw(throw.image).problem == "no dice seen"
+        time.sleep(0.01)  # a new modification time: the store reloads the file
+        small = cv2.resize(throw.empty_tray, (320, 240))
+        cv2.imwrite(str(trays.path), small)
+        before = len(events)
+        assert len(camera.read_throw(throw.image).dice) == 3  # another size: not used
+        assert len(camera.read_throw(throw.image).dice) == 3
+        unfit = [e for e in events[before:] if e.get("event") == "attention"]
+        assert len(unfit) == 1, unfit  # said once, not on every throw
+        assert "320 x 240 px" in unfit[0]["detail"] and "take it again" in unfit[0]["detail"]
