@@ -11,6 +11,7 @@ die's crop is kept by the ledger under its SHA-256.
 from __future__ import annotations
 
 import contextlib
+import math
 import threading
 import time
 from typing import Any
@@ -22,6 +23,7 @@ from mechanics.reading import Reading
 from server.diesets import DieSetStore
 from server.empty_tray import EmptyTrayStore
 from server.table import Table
+from vision.finder import LIGHT_MOVED, light_change
 from vision.frames import CameraError, Frame, FrameSource
 from vision.pixels import FrameError, as_bgr8
 from vision.reader import DiceReader, ThrowReading, encode_crop
@@ -49,6 +51,7 @@ class CameraSource:
         self._settle = settle or SettleDetector()
         self._trays = trays
         self._tray_unfit = ""  # why the empty-tray picture is not used (announced once)
+        self._light_told: np.ndarray | None = None  # the picture whose light was found stale
         self._stop = threading.Event()
         self._thread: threading.Thread | None = None
         self.throws_read = 0
@@ -122,8 +125,11 @@ class CameraSource:
         if self._diesets is not None:
             self._diesets.use_in(self._reader)  # sets taught on the Devices page count at once
         die = self.expected_die()
-        result = self._reader.read(image, die, self._empty_tray(image))
+        tray = self._empty_tray(image)
+        result = self._reader.read(image, die, tray)
         self.throws_read += 1
+        if tray is not None:
+            self._check_light(image, tray)
         self._table.set_preview(self.name, outlined(image, result), image)
         if result.problem:
             self._table.source_event(self.name, "attention", {"detail": result.problem})
@@ -152,9 +158,23 @@ class CameraSource:
                      f"camera's frames {image.shape[1]} x {image.shape[0]}: it is not used; "
                      "take it again on the Devices page")  # fmt: skip
         if unfit and unfit != self._tray_unfit:
-            self._table.source_event(self.name, "attention", {"detail": unfit})
+            self._table.source_event(self.name, "notice", {"detail": unfit})
         self._tray_unfit = unfit
         return None if unfit else tray
+
+    def _check_light(self, image: np.ndarray, tray: np.ndarray) -> None:
+        """Say once per picture when the light has moved since it was taken: such a picture
+        drops real dice (a fifth of them under a lamp's pool and an arm's shadow)."""
+        if self._light_told is tray:
+            return
+        moved = light_change(image, tray)
+        if moved > LIGHT_MOVED:
+            self._light_told = tray
+            detail = (f"the light on the tray has changed since the empty-tray picture was "
+                      f"taken (parts of it {math.exp(moved):.2f} times as bright or as dark): "
+                      "dice may be missed; clear the tray and take the picture again on the "
+                      "Devices page")  # fmt: skip
+            self._table.source_event(self.name, "notice", {"detail": detail})
 
 
 def outlined(image: np.ndarray, result: ThrowReading) -> bytes:

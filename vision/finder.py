@@ -24,6 +24,8 @@ CHANGED = 0.15  # a find's middle must differ from the empty tray this much (|lo
 AROUND = 4.0  # and this many times more than the tray around it, once what the light
 LIGHT_WINDOW = 0.5  # did (a median over this share of the frame) is taken out
 LEVELS = 40.0  # log ratio steps per 8-bit level for that median: ±3.2 covered
+LIGHT_MOVED = 0.125  # light_change beyond this (parts of the tray 1.13 × as bright or
+# dark): the reference is stale (its own light: 0.075 at most; relit: 0.15-0.35)
 BLOB = 0.25  # without the network: a blob that differs from the empty tray this much,
 BLOB_WINDOW = 0.25  # the light's change taken out over this share of the frame
 
@@ -180,15 +182,29 @@ def change_of(ratio: np.ndarray, light: float | None = LIGHT_WINDOW) -> np.ndarr
     is the median over a window ``light`` of the frame wide, several dice (a die or a
     small cluster is a minority in it), and is taken out (None: not)."""
     if light is not None:
-        # at half the map's resolution: the light changes slowly, and it is 5 times faster
-        h, w = ratio.shape[:2]
-        levels = np.clip(ratio * LEVELS + 128, 0, 255).astype(np.uint8)  # medianBlur: 8-bit
-        half = (max(1, w // 2), max(1, h // 2))
-        small = cv2.resize(levels, half, interpolation=cv2.INTER_AREA)
-        done = cv2.medianBlur(small, max(3, int(min(half) * light) | 1))
-        done = cv2.resize(done, (w, h), interpolation=cv2.INTER_LINEAR).reshape(ratio.shape)
-        ratio = ratio - (done.astype(np.float32) - 128) / LEVELS
+        ratio = ratio - light_of(ratio, light)
     return np.asarray(cv2.GaussianBlur(np.abs(ratio).max(axis=2), (0, 0), 1.5), np.float32)
+
+
+def light_of(ratio: np.ndarray, window: float = LIGHT_WINDOW) -> np.ndarray:
+    """What the light did near each spot of a :func:`log_ratio`: its median over a window
+    ``window`` of the frame wide, per channel.  At half the map's resolution: the light
+    changes slowly, and it is 5 times faster."""
+    h, w = ratio.shape[:2]
+    levels = np.clip(ratio * LEVELS + 128, 0, 255).astype(np.uint8)  # medianBlur: 8-bit
+    half = (max(1, w // 2), max(1, h // 2))
+    small = cv2.resize(levels, half, interpolation=cv2.INTER_AREA)
+    done = cv2.medianBlur(small, max(3, int(min(half) * window) | 1))
+    done = cv2.resize(done, (w, h), interpolation=cv2.INTER_LINEAR).reshape(ratio.shape)
+    return (done.astype(np.float32) - 128) / LEVELS
+
+
+def light_change(image: np.ndarray, empty_tray: np.ndarray) -> float:
+    """How far the light on the tray has moved from the empty-tray picture's: the 95th
+    percentile over the frame of what the light did (log units; the camera's overall
+    exposure taken out).  Measured: under the picture's own light at most 0.075; a lamp's
+    pool and an arm's shadow 0.15–0.35, where the reference starts to drop dice."""
+    return float(np.percentile(np.abs(light_of(log_ratio(image, empty_tray))).max(axis=2), 95))
 
 
 def changed(

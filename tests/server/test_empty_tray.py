@@ -19,6 +19,7 @@ from server.camera import CameraSource
 from server.empty_tray import EmptyTrayError, EmptyTrayStore
 from server.ledger import Ledger
 from server.table import Table
+from tests.vision.test_tray import _relit
 from vision.frames import Replay
 from vision.reader import DiceReader
 from vision.render import ThrowSpec, render_throw
@@ -105,6 +106,26 @@ def test_the_camera_compares_with_the_picture_in_use_and_says_when_it_does_not_f
         before = len(events)
         assert len(camera.read_throw(throw.image).dice) == 3  # another size: not used
         assert len(camera.read_throw(throw.image).dice) == 3
-        unfit = [e for e in events[before:] if e.get("event") == "attention"]
+        unfit = [e for e in events[before:] if e.get("event") == "notice"]
         assert len(unfit) == 1, unfit  # said once, not on every throw
         assert "320 x 240 px" in unfit[0]["detail"] and "take it again" in unfit[0]["detail"]
+
+
+def test_the_camera_says_once_when_the_light_has_moved_since_the_picture(tmp_path: Path) -> None:
+    rng = np.random.default_rng(84)
+    throw = render_throw(ThrowSpec(dice=("d6",) * 4), rng)
+    trays = EmptyTrayStore(tmp_path)
+    trays.take(throw.empty_tray, DiceReader())
+    with Ledger(tmp_path) as ledger:
+        table = Table(ledger)
+        events: list[dict[str, Any]] = []
+        table.subscribe(events.append)
+        camera = CameraSource("camera", Replay([]), DiceReader(), table, trays=trays)
+        camera.read_throw(throw.image)  # the picture's own light: nothing to say
+        assert not [e for e in events if e.get("event") == "notice"]
+        for _ in range(2):
+            camera.read_throw(_relit(throw.image, rng))
+        told = [e["detail"] for e in events if e.get("event") == "notice"]
+        assert len(told) == 1, told  # once per picture, not on every throw
+        assert told[0].startswith("the light on the tray has changed since the empty-tray")
+        assert "take the picture again" in told[0]
