@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import argparse
 import dataclasses
+import functools
 import json
 import threading
 import time
@@ -161,20 +162,26 @@ def _sources(
         director.start()
         stoppers.append(director.stop)
         frames = SyntheticCamera(lambda: next(iter(_camera_needs(table)), None))
-    elif config.camera is not None:
-        from vision.frames import CameraError, open_camera
+    reopen = None
+    if not demo and config.camera is not None:
+        from vision.frames import CameraError, is_live, open_camera
 
+        spec = str(config.camera)
+        if is_live(spec):  # unplugged or not there yet: opened again until it is back
+            reopen = functools.partial(open_camera, spec)
         try:
-            frames = open_camera(config.camera)
+            frames = open_camera(spec)
         except CameraError as err:  # the rest of the appliance runs on; the camera says why
             table.source_event("camera", "disconnected", {"detail": str(err)})
             print(f"dicebridge serve: {err}", flush=True)
-    if frames is None:
+    if frames is None and reopen is None:
         return towers, None
     from server.camera import CameraSource
     from vision.reader import DiceReader
 
-    return towers, CameraSource("camera", frames, DiceReader(), table, trays=trays, diesets=diesets)
+    return towers, CameraSource(
+        "camera", frames, DiceReader(), table, trays=trays, diesets=diesets, reopen=reopen
+    )
 
 
 def _plain_settings(config: Any, path: Path | None) -> dict[str, Any]:

@@ -14,6 +14,7 @@ import contextlib
 import math
 import threading
 import time
+from collections.abc import Callable
 from typing import Any
 
 import cv2
@@ -36,16 +37,25 @@ class CameraSource:
     def __init__(
         self,
         name: str,
-        frames: FrameSource,
+        frames: FrameSource | None,
         reader: DiceReader,
         table: Table,
         settle: SettleDetector | None = None,
         trays: EmptyTrayStore | None = None,
         diesets: DieSetStore | None = None,
+        reopen: Callable[[], FrameSource] | None = None,
+        backoff: tuple[float, float] = (1.0, 30.0),
     ) -> None:
+        """``frames`` None: not open yet, ``reopen`` opens it.  With ``reopen`` a camera
+        that is lost (CameraError: unplugged, a stream gone) is opened again, waiting
+        ``backoff`` (first, longest) seconds between tries, doubling."""
+        if frames is None and reopen is None:
+            raise ValueError("a camera source needs frames, or a way to open them")
+        self._reopen = reopen
+        self._backoff = backoff
         self._diesets = diesets
         self.name = name
-        self._frames = frames
+        self._frames: FrameSource | None = frames
         self._reader = reader
         self._table = table
         self._settle = settle or SettleDetector()
@@ -66,35 +76,73 @@ class CameraSource:
         self._stop.set()
         if self._thread is not None:
             self._thread.join(timeout)
+        self._close()
+
+    def _close(self) -> None:
+        frames, self._frames = self._frames, None
         with contextlib.suppress(CameraError):  # a camera that already failed: nothing to lose
-            self._frames.close()
+            if frames is not None:
+                frames.close()
 
     def _run(self) -> None:
-        self._table.source_event(self.name, "connected", {"detail": "camera started"})
+        started = self._frames is not None
+        if started:
+            self._table.source_event(self.name, "connected", {"detail": "camera started"})
+        while not self._stop.is_set():
+            if not started and not self._open_again():
+                return  # stopped while waiting
+            started = False
+            why = self._watch()
+            if why is None:
+                return
+            self._table.source_event(self.name, "disconnected", {"detail": why})
+            self._close()
+            if self._reopen is None:
+                return
+
+    def _open_again(self) -> bool:
+        """Open the camera, trying again with backoff until it opens or the source stops."""
+        assert self._reopen is not None
+        delay = self._backoff[0]
+        while not self._stop.is_set():
+            try:
+                self._frames = self._reopen()
+            except CameraError as err:
+                self._table.source_event(
+                    self.name, "retrying", {"detail": f"{err}; next try in {delay:.1f} s"}
+                )
+                self._stop.wait(delay)
+                delay = min(delay * 2, self._backoff[1])
+                continue
+            self._table.source_event(self.name, "connected", {"detail": "camera opened"})
+            return True
+        return False
+
+    def _watch(self) -> str | None:
+        """Read frames until the source ends or stops (None) or is lost (why)."""
         bad = ""  # why the last frame could not be used (a run of such frames is announced once)
-        try:
-            while not self._stop.is_set():
+        while not self._stop.is_set():
+            assert self._frames is not None
+            try:
                 frame = self._frames.read()
-                if frame is None:
-                    self._table.source_event(
-                        self.name, "disconnected", {"detail": "no more frames"}
-                    )
-                    return
-                try:
-                    self._use(frame)
-                except FrameError as err:  # bad frames: say so once, keep watching the tray
-                    bad = self._once(bad, str(err))
-                    continue
-                except Exception as err:
-                    # e.g. a die set or empty-tray file spoilt on disk, a full disk: the
-                    # throw is not read, the camera says why and watches for the next one
-                    bad = self._once(
-                        bad, f"the throw was not read ({err}): throw again or enter it by hand"
-                    )
-                    continue
-                bad = ""
-        except CameraError as err:
-            self._table.source_event(self.name, "disconnected", {"detail": str(err)})
+            except CameraError as err:
+                return str(err)
+            if frame is None:
+                self._table.source_event(self.name, "disconnected", {"detail": "no more frames"})
+                return None
+            try:
+                self._use(frame)
+            except FrameError as err:  # bad frames: say so once, keep watching the tray
+                bad = self._once(bad, str(err))
+                continue
+            except Exception as err:  # a fault must not end the camera,
+                # e.g. a die set or empty-tray file spoilt on disk, a full disk: the
+                # throw is not read, the camera says why and watches for the next one
+                why = f"the throw was not read ({err}): throw again or enter it by hand"
+                bad = self._once(bad, why)
+                continue
+            bad = ""
+        return None
 
     def _use(self, frame: Frame) -> None:
         frame = Frame(as_bgr8(frame.image), frame.at, frame.name)

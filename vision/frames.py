@@ -19,6 +19,8 @@ import cv2
 import numpy as np
 
 IMAGE_SUFFIXES = (".jpg", ".jpeg", ".png", ".bmp", ".webp")
+MISSES = 3  # failed reads in a row that mean a live camera is gone (one is a hiccup)
+STREAM_TIMEOUT_MS = 5000  # a network camera that says nothing this long is gone
 
 
 class CameraError(RuntimeError):
@@ -40,7 +42,11 @@ class FrameSource(Protocol):
 
 
 class OpenCVCapture:
-    """A webcam (by index), a video file or a stream URL, through cv2.VideoCapture."""
+    """A webcam (by index), a video file or a stream URL, through cv2.VideoCapture.
+
+    A file ends (``read`` gives None); a webcam or a stream does not: when it stops
+    delivering (unplugged, the network gone) ``read`` raises CameraError, so that the
+    camera source can open it again."""
 
     def __init__(
         self,
@@ -51,18 +57,28 @@ class OpenCVCapture:
     ) -> None:
         self._clock = clock
         self._device = device
-        self._capture = cv2.VideoCapture(device)
+        self.live = is_live(str(device))
+        if isinstance(device, str) and "://" in device:  # never wait forever on a network
+            timeouts = [cv2.CAP_PROP_OPEN_TIMEOUT_MSEC, STREAM_TIMEOUT_MS,
+                        cv2.CAP_PROP_READ_TIMEOUT_MSEC, STREAM_TIMEOUT_MS]  # fmt: skip
+            self._capture = cv2.VideoCapture(device, cv2.CAP_FFMPEG, timeouts)
+        else:
+            self._capture = cv2.VideoCapture(device)
         if not self._capture.isOpened():
-            raise CameraError(f"cannot open camera {device!r}: no such device or file")
+            raise CameraError(f"cannot open camera {device!r}: no such device, file or stream")
         if width and height:
             self._capture.set(cv2.CAP_PROP_FRAME_WIDTH, width)
             self._capture.set(cv2.CAP_PROP_FRAME_HEIGHT, height)
 
     def read(self) -> Frame | None:
-        ok, image = self._capture.read()
-        if not ok or image is None:
-            return None
-        return Frame(image, self._clock(), str(self._device))
+        for _ in range(MISSES):
+            ok, image = self._capture.read()
+            if ok and image is not None:
+                return Frame(image, self._clock(), str(self._device))
+            if not self.live:
+                return None  # the end of the file
+            time.sleep(0.1)
+        raise CameraError(f"camera {self._device!r} stopped delivering frames")
 
     def close(self) -> None:
         self._capture.release()
@@ -148,6 +164,12 @@ class Replay:
 
     def close(self) -> None:
         self.closed = True
+
+
+def is_live(spec: str) -> bool:
+    """Whether a camera setting names a live camera (the Pi camera, a webcam, a stream),
+    which is opened again when lost, rather than a file or folder, which ends."""
+    return spec == "picamera2" or spec.isdigit() or "://" in spec
 
 
 def open_camera(spec: str) -> FrameSource:

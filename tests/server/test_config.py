@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import time
 from pathlib import Path
 
 import pytest
@@ -91,8 +92,18 @@ def test_a_camera_that_cannot_open_is_a_source_state_not_a_crash(tmp_path: Path)
     with Ledger(tmp_path) as ledger:
         table = Table(ledger)
         towers, camera = _sources(False, config, table, [])
-        assert camera is None and towers == ()
+        assert camera is None and towers == ()  # a file that is not there will not come
         assert table.sources()["camera"] == "disconnected"
+        # a live camera that is not there (yet) is tried again until it is
+        config = load_config(None, {"DICEBRIDGE_CAMERA": "http://127.0.0.1:9/tray.mjpg"})
+        towers, camera = _sources(False, config, table, [])
+        assert camera is not None
+        camera.start()
+        deadline = time.monotonic() + 20
+        while table.sources()["camera"] != "retrying":
+            assert time.monotonic() < deadline, table.source_details()
+            time.sleep(0.05)
+        camera.stop()
 
 
 def test_the_hdmi_kiosk_autostart_opens_the_kiosk_page_of_the_shipped_settings() -> None:

@@ -1,0 +1,129 @@
+"""A live camera that is lost is opened again: a network camera (an MJPEG stream over HTTP,
+read by OpenCV's own VideoCapture) goes down mid-session and comes back; the camera source
+says so and reads the next throw."""
+
+from __future__ import annotations
+
+import socket
+import threading
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
+from typing import Any
+
+import cv2
+import numpy as np
+import pytest
+
+from server.camera import CameraSource
+from server.ledger import Ledger
+from server.table import Table
+from vision.frames import CameraError, OpenCVCapture, is_live, open_camera
+from vision.reader import DiceReader
+from vision.render import ThrowSpec, render_settling
+from vision.settle import SettleDetector
+
+
+def _free_port() -> int:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return int(probe.getsockname()[1])
+
+
+@contextmanager
+def _mjpeg_camera(port: int, frames: list[np.ndarray]) -> Iterator[None]:
+    """A network camera on ``port``: the frames at 10 a second, then the last one for ever,
+    until the block ends (the camera is switched off: the stream breaks off)."""
+    off = threading.Event()
+    jpegs = [cv2.imencode(".jpg", f, [cv2.IMWRITE_JPEG_QUALITY, 95])[1].tobytes() for f in frames]
+
+    class Stream(BaseHTTPRequestHandler):
+        def do_GET(self) -> None:
+            self.send_response(200)
+            self.send_header("Content-Type", "multipart/x-mixed-replace; boundary=frame")
+            self.end_headers()
+            i = 0
+            while not off.is_set():
+                data = jpegs[min(i, len(jpegs) - 1)]
+                part = b"--frame\r\nContent-Type: image/jpeg\r\nContent-Length: %d\r\n\r\n"
+                try:
+                    self.wfile.write(part % len(data) + data + b"\r\n")
+                except OSError:
+                    return
+                i += 1
+                time.sleep(0.1)
+
+        def log_message(self, format: str, *args: Any) -> None:
+            pass
+
+    server = ThreadingHTTPServer(("127.0.0.1", port), Stream)
+    server.daemon_threads = True
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    try:
+        yield
+    finally:
+        off.set()
+        server.shutdown()
+        server.server_close()
+        thread.join(5)
+
+
+def _wait(condition: Any, seconds: float = 30.0) -> None:
+    deadline = time.monotonic() + seconds
+    while not condition():
+        assert time.monotonic() < deadline, "timed out"
+        time.sleep(0.05)
+
+
+def test_a_network_camera_that_goes_away_is_opened_again(tmp_path: Path) -> None:
+    port = _free_port()
+    url = f"http://127.0.0.1:{port}/stream.mjpg"
+    rng = np.random.default_rng(15)
+    throws = [[image for image, _ in render_settling(ThrowSpec(dice=("dF",) * 3), rng, 4, 8)]
+              for _ in range(2)]  # fmt: skip
+    with Ledger(tmp_path) as ledger:
+        table = Table(ledger)
+        events: list[dict[str, Any]] = []
+        table.subscribe(events.append)
+
+        def news(kind: str) -> list[dict[str, Any]]:
+            return [e for e in events if e.get("event") == kind]
+
+        camera = CameraSource(
+            "camera", None, DiceReader(), table, SettleDetector(0.3),
+            reopen=lambda: OpenCVCapture(url), backoff=(0.2, 0.5),
+        )  # fmt: skip
+        camera.start()  # the camera is not on yet: the source keeps trying
+        _wait(lambda: len(news("retrying")) >= 2)
+        assert "cannot open camera" in news("retrying")[0]["detail"]
+        with _mjpeg_camera(port, throws[0]):
+            _wait(lambda: camera.throws_read == 1)
+        _wait(lambda: news("disconnected"))  # switched off mid-session
+        assert "stopped delivering frames" in news("disconnected")[0]["detail"]
+        tries = len(news("retrying"))
+        _wait(lambda: len(news("retrying")) > tries)
+        with _mjpeg_camera(port, throws[1]):  # back on: opened again, the next throw read
+            _wait(lambda: camera.throws_read == 2)
+        camera.stop()
+        assert len(news("connected")) == 2
+        thrown = [e.body for e in ledger.entries(kind="throw")]
+        assert [len(t["dice"]) for t in thrown] == [3, 3]
+
+
+def test_which_cameras_are_live_and_a_file_still_ends(tmp_path: Path) -> None:
+    assert is_live("picamera2") and is_live("0") and is_live("rtsp://10.0.0.5/tray")
+    assert not is_live("throws.avi") and not is_live(str(tmp_path))
+    video = tmp_path / "throw.avi"
+    writer = cv2.VideoWriter(str(video), cv2.VideoWriter.fourcc(*"MJPG"), 10, (64, 48))
+    for _ in range(2):
+        writer.write(np.zeros((48, 64, 3), np.uint8))
+    writer.release()
+    capture = open_camera(str(video))
+    assert capture.read() is not None and capture.read() is not None
+    assert capture.read() is None  # a file ends; it is not "lost"
+    capture.close()
+    with pytest.raises(CameraError, match="cannot open camera"):
+        OpenCVCapture(f"http://127.0.0.1:{_free_port()}/nothing.mjpg")
