@@ -29,6 +29,7 @@ from mechanics.reading import Reading, ReadingRefused
 from server.admin import AdminError, AdminPin
 from server.diesets import DieSetStore
 from server.empty_tray import EmptyTrayError, EmptyTrayStore
+from server.ledger import LedgerError
 from server.registry import AlreadyRegistered, NotFound, RegistryError
 from server.table import Table, UnknownCheck
 from vision.reader import DiceReader
@@ -144,6 +145,20 @@ def create_app(
     @app.get("/api/throws")
     def throws(limit: int = Query(50, ge=1, le=1000)) -> list[dict[str, Any]]:
         return table.throws(limit)
+
+    @app.get("/api/crops/{digest}", response_class=Response)
+    def crop(
+        digest: str = Path(pattern="^[0-9a-f]{64}$", description="the crop's SHA-256"),
+    ) -> Response:
+        """A die's crop as the camera saw it (named by its SHA-256 in the throw's row),
+        for disputes: refused if the file no longer matches its hash."""
+        try:
+            image = table.ledger.crop(digest)
+        except LookupError as err:
+            raise HTTPException(status_code=404, detail=str(err)) from None
+        except LedgerError as err:
+            raise HTTPException(status_code=409, detail=str(err)) from None
+        return Response(image, media_type="image/png", headers={"cache-control": "max-age=86400"})
 
     @app.get("/api/dice")
     def dice() -> list[dict[str, Any]]:

@@ -174,6 +174,20 @@ class Ledger:
             return buffer.getvalue()
         raise ValueError(f"export formats are csv and json, not {fmt!r}")
 
+    def crop(self, digest: str, suffix: str = ".png") -> bytes:
+        """A kept crop by its SHA-256.  LookupError when there is none; LedgerError when
+        the file no longer hashes to its name (it was changed after it was kept)."""
+        if len(digest) != 64 or any(c not in "0123456789abcdef" for c in digest):
+            raise LookupError(f"{digest!r} is not a crop's SHA-256 (64 hex digits)")
+        path = self.data_dir / "crops" / f"{digest}{suffix}"
+        try:
+            image = path.read_bytes()
+        except FileNotFoundError:
+            raise LookupError(f"no crop {digest[:12]}… is kept here") from None
+        if hashlib.sha256(image).hexdigest() != digest:
+            raise LedgerError(f"crop {digest[:12]}… was changed after it was recorded")
+        return image
+
     def store_crop(self, image: bytes, suffix: str = ".png") -> tuple[str, Path]:
         """Keep a die's crop image for audits and disputes: (SHA-256, path)."""
         digest = hashlib.sha256(image).hexdigest()

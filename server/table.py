@@ -248,8 +248,17 @@ class Table:
                 info["last_reading_at"] = _now()
 
     def throws(self, limit: int = 50) -> list[dict[str, Any]]:
+        """The latest throws, newest first; a die a person confirmed or corrected carries
+        ``confirmed`` (the face they gave, the latest if more than one)."""
         rows = [{"id": e.id, "at": e.at, **e.body} for e in self._ledger.entries(kind="throw")]
-        return rows[-limit:][::-1]
+        rows = rows[-limit:][::-1]
+        by_id = {row["id"]: row for row in rows}
+        for entry in self._ledger.entries(kind="confirmation", after=rows[-1]["id"] if rows else 0):
+            row = by_id.get(entry.body.get("throw"))
+            index = entry.body.get("index")
+            if row is not None and isinstance(index, int) and 0 <= index < len(row["dice"]):
+                row["dice"][index] = {**row["dice"][index], "confirmed": entry.body["face"]}
+        return rows
 
 
 def _now() -> str:

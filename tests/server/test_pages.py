@@ -280,6 +280,54 @@ def test_the_empty_tray_picture_on_the_devices_page(base: str, browser: object) 
     expect(page.locator("#tray-picture")).to_be_hidden()
 
 
+def test_a_camera_die_on_the_history_page_shows_its_crop_and_can_be_corrected(
+    browser: object, tmp_path: Path
+) -> None:
+    import numpy as np
+    from playwright.sync_api import Browser, expect
+
+    from server.admin import AdminPin
+    from server.camera import CameraSource
+    from server.ledger import Ledger
+    from server.table import Table
+    from vision.frames import Replay
+    from vision.reader import DiceReader
+    from vision.render import ThrowSpec, render_throw
+
+    assert isinstance(browser, Browser)
+    AdminPin(tmp_path).set(PIN)
+    throw = render_throw(ThrowSpec(dice=("d6",) * 2), np.random.default_rng(92))
+    with Ledger(tmp_path) as ledger:  # a throw the camera read, before the service starts
+        CameraSource("camera", Replay([]), DiceReader(), Table(ledger)).read_throw(throw.image)
+        row = next(iter(ledger.entries(kind="throw")))
+    port = _free_port()
+    proc = _start(port, tmp_path)
+    try:
+        page = browser.new_page()
+        page.goto(f"http://127.0.0.1:{port}/history")
+        first = page.locator("button.die").first
+        expect(first.locator("img")).to_be_visible()
+        loaded = first.locator("img").evaluate("img => img.complete && img.naturalWidth")
+        assert loaded, "the crop did not load"
+        face = row.body["dice"][0]["face"]
+        other = face % 6 + 1
+        first.click()
+        expect(page.locator("#c-row")).to_have_value(str(row.id))
+        expect(page.locator("#c-index")).to_have_value("1")
+        expect(page.locator("#c-face")).to_be_focused()
+        page.fill("#c-face", str(other))
+        page.fill("#c-pin", PIN)
+        page.click("text=Record it")
+        expect(page.locator("#c-done")).to_contain_text(f"die 1 shows {other}")
+        expect(page.locator("button.die").first).to_contain_text(f"d6:{face} → {other}")
+        page.fill("#c-face", "7")  # no such face on a d6
+        page.click("text=Record it")
+        expect(page.locator("#c-error")).to_contain_text("no face 7")
+        page.screenshot(path=str(SHOTS / "history-correct.png"), full_page=True)
+    finally:
+        _stop(proc)
+
+
 def test_the_kiosk_reconnects_by_itself_after_a_restart(browser: object, tmp_path: Path) -> None:
     from playwright.sync_api import Browser, expect
 
