@@ -32,6 +32,7 @@ from server.empty_tray import EmptyTrayError, EmptyTrayStore
 from server.ledger import LedgerError
 from server.registry import AlreadyRegistered, NotFound, RegistryError
 from server.table import Table, UnknownCheck
+from server.unsure import AlreadyConfirmed, UnknownReading, confirm_unsure
 from vision.reader import DiceReader
 from vision.teach import DieSetError
 
@@ -68,6 +69,10 @@ class TeachFace(BaseModel):
 
 class TakeEmptyTray(BaseModel):
     source: str = Field("camera", max_length=40, description="whose last settled frame")
+
+
+class UnsureConfirmation(BaseModel):
+    face: int | None = Field(None, description="the face the die shows; left out: the guess")
 
 
 class Confirmation(BaseModel):
@@ -141,6 +146,21 @@ def create_app(
             raise HTTPException(status_code=404, detail=f"no check {check_id}") from None
         except ReadingRefused as err:
             raise HTTPException(status_code=409, detail=str(err)) from None
+
+    @app.post("/api/readings/{row}/confirm", status_code=201)
+    def confirm_unsure_reading(
+        body: UnsureConfirmation,
+        row: int = Path(ge=1, le=2**62, description="the unsure reading's ledger row"),
+    ) -> dict[str, Any]:
+        """A die the camera was unsure of, confirmed by a person: fed like a sure reading."""
+        try:
+            return {"row": row, "check": confirm_unsure(table, row, body.face)}
+        except UnknownReading as err:
+            raise HTTPException(status_code=404, detail=str(err)) from None
+        except AlreadyConfirmed as err:
+            raise HTTPException(status_code=409, detail=str(err)) from None
+        except ReadingRefused as err:
+            raise HTTPException(status_code=400, detail=str(err)) from None
 
     @app.get("/api/throws")
     def throws(limit: int = Query(50, ge=1, le=1000)) -> list[dict[str, Any]]:

@@ -144,12 +144,14 @@ class Table:
             waiting = [a.check.need() for a in self._checks.values()]
         return [need.die for need in waiting if need is not None]
 
-    def uncertain(self, source: str, detail: dict[str, Any]) -> None:
+    def uncertain(self, source: str, detail: dict[str, Any]) -> int:
         """A die a source saw but could not read surely: kept (for disputes), announced
-        with what to do, fed to no check."""
-        self._ledger.append("reading", {"source": source, "uncertain": True, **detail})
+        with what to do and its ledger row (a person may confirm it: server/unsure.py),
+        fed to no check.  Returns the row."""
+        entry = self._ledger.append("reading", {"source": source, "uncertain": True, **detail})
         self._count([{"source": source}], "uncertain")
-        self._announce({"type": "uncertain", "source": source, **detail})
+        self._announce({"type": "uncertain", "source": source, "row": entry.id, **detail})
+        return entry.id
 
     def from_source(
         self,

@@ -97,6 +97,41 @@ function update(check) {
   }
 }
 
+// A die the camera could not read surely: its picture, what to do, and one press to say
+// what it shows (the camera's guess) or another face; fed to the waiting check like a reading.
+function unsure(event) {
+  const list = document.getElementById("unsure");
+  const error = el("p", { class: "error", role: "alert" });
+  const other = el("input", { type: "number", step: "1", "aria-label": `face of the unsure ${event.die}` });
+  const item = el("li", { "data-row": event.row });
+  const done = () => { item.remove(); document.getElementById("unsure-section").hidden = !list.children.length; };
+  const send = async (face) => {
+    try {
+      const reply = await api(`/api/readings/${event.row}/confirm`, { method: "POST", body: face === null ? {} : { face } });
+      if (reply.check) update(reply.check);
+      done();
+    } catch (e) { error.textContent = e.message; }
+  };
+  // the guess is offered only when the camera asks for it ("confirm: 5?"), not when its
+  // advice is to re-throw (a guess that poor must not be one press away)
+  const asks = (event.advice || "").startsWith("confirm") && event.value !== null && event.value !== undefined;
+  const guess = asks ? faceText(event.die, event.value) : null;
+  item.append(
+    event.crop ? el("img", { src: `/api/crops/${event.crop}`, alt: `the unsure ${event.die} as the camera saw it`, width: 64, height: 64 }) : "",
+    el("span", {}, event.advice || `the ${event.die} is unclear`), " ",
+    guess === null ? "" : el("button", { type: "button", class: "primary", onclick: () => send(null) }, `It shows ${guess}`), " ",
+    el("label", {}, guess === null ? "it shows " : "or it shows ", other), " ",
+    el("button", { type: "button", onclick: () => {
+      if (other.value === "") error.textContent = "type the face it shows first";
+      else send(parseInt(other.value, 10));
+    } }, "Enter"), " ",
+    el("button", { type: "button", onclick: done }, "Dismiss (re-thrown)"),
+    error);
+  list.prepend(item);
+  while (list.children.length > 8) list.lastChild.remove();
+  document.getElementById("unsure-section").hidden = false;
+}
+
 async function start() {
   systems = await api("/api/systems");
   const select = document.getElementById("system");
@@ -114,7 +149,10 @@ async function start() {
       cards.get(check.id).querySelector("input, button")?.focus();  // on to the dice, keyboard too
     } catch (e) { error.textContent = e.message; }
   });
-  listen((event) => { if (event.type === "check" && cards.has(event.id)) update(event); },
+  listen((event) => {
+    if (event.type === "check" && cards.has(event.id)) update(event);
+    if (event.type === "uncertain" && event.row) unsure(event);
+  },
          (state) => { document.getElementById("live").textContent = state; });
 }
 start();

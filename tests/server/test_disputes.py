@@ -6,6 +6,7 @@ from __future__ import annotations
 import hashlib
 from pathlib import Path
 
+import cv2
 import numpy as np
 from fastapi.testclient import TestClient
 
@@ -50,3 +51,44 @@ def test_a_camera_die_is_shown_as_read_and_a_correction_sits_beside_it(tmp_path:
             crop.write_bytes(crop.read_bytes() + b"\0")  # changed on disk after the throw
             altered = client.get(f"/api/crops/{die['crop']}")
             assert altered.status_code == 409 and "changed after" in altered.json()["detail"]
+
+
+def test_a_die_the_camera_was_unsure_of_is_confirmed_once_and_feeds_the_check(
+    tmp_path: Path,
+) -> None:
+    image = render_throw(ThrowSpec(dice=("d6", "d6")), np.random.default_rng(4)).image
+    soft = cv2.GaussianBlur(image, (0, 0), 6)  # pips blurred away: the camera only guesses
+    with Ledger(tmp_path) as ledger:
+        table = Table(ledger)
+        events: list[dict[str, object]] = []
+        table.subscribe(events.append)
+        check = table.create("d6pool", {"level": 2, "difficulty": 3})
+        result = CameraSource("camera", Replay([]), DiceReader(), table).read_throw(soft)
+        unsure = [e for e in events if e["type"] == "uncertain"]
+        assert len(unsure) == len(result.uncertain) >= 1
+        with TestClient(create_app(table)) as client:
+            first = unsure[0]
+            url = f"/api/readings/{first['row']}/confirm"
+            assert (
+                client.post(url, json={"face": 9}).json()["detail"].startswith("a d6 has no face 9")
+            )
+            fed = client.post(url, json={"face": 2})  # no PIN: players settle their own dice
+            assert fed.status_code == 201, fed.text
+            assert fed.json()["check"]["id"] == check["id"]
+            assert fed.json()["check"]["readings"] == 1  # one of the two dice the pool needs
+            again = client.post(url, json={})
+            assert again.status_code == 409 and "confirmed already" in again.json()["detail"]
+            row = client.get("/api/throws").json()[0]
+            assert row["check"] == check["id"]
+            assert row["dice"][0]["confirms"] == first["row"] and row["dice"][0]["face"] == 2
+            assert row["dice"][0]["crop"] == first["crop"]  # the picture stays with it
+            not_unsure = client.post(f"/api/readings/{row['id']}/confirm", json={})
+            assert not_unsure.status_code == 404
+            # "confirm: 5?" answered with one press: the camera's own guess
+            asked = table.uncertain("camera", {"die": "d6", "value": 5, "advice": "confirm: 5?"})
+            guessed = client.post(f"/api/readings/{asked}/confirm", json={})
+            assert guessed.status_code == 201 and guessed.json()["check"]["readings"] == 2
+            assert client.get("/api/throws").json()[0]["dice"][0]["face"] == 5
+            blind = table.uncertain("camera", {"die": "d6", "value": None, "advice": "re-throw"})
+            refused = client.post(f"/api/readings/{blind}/confirm", json={})
+            assert refused.status_code == 400 and "no guess" in refused.json()["detail"]

@@ -328,6 +328,63 @@ def test_a_camera_die_on_the_history_page_shows_its_crop_and_can_be_corrected(
         _stop(proc)
 
 
+def test_a_die_the_camera_is_unsure_of_is_settled_on_the_table_page(
+    browser: object, tmp_path: Path
+) -> None:
+    import threading
+
+    import cv2
+    import numpy as np
+    import uvicorn
+    from playwright.sync_api import Browser, expect
+
+    from server.app import create_app
+    from server.camera import CameraSource
+    from server.ledger import Ledger
+    from server.table import Table
+    from vision.frames import Replay
+    from vision.reader import DiceReader
+    from vision.render import ThrowSpec, render_throw
+
+    assert isinstance(browser, Browser)
+    image = render_throw(ThrowSpec(dice=("d6", "d6")), np.random.default_rng(4)).image
+    soft = cv2.GaussianBlur(image, (0, 0), 6)  # pips blurred away: the camera only guesses
+    with Ledger(tmp_path) as ledger:
+        table = Table(ledger)  # the service in this process, so the test can be the camera
+        port = _free_port()
+        server = uvicorn.Server(uvicorn.Config(create_app(table), port=port, log_level="warning"))
+        thread = threading.Thread(target=server.run, daemon=True)
+        thread.start()
+        try:
+            while not server.started:
+                time.sleep(0.05)
+            page = browser.new_page()
+            page.goto(f"http://127.0.0.1:{port}/")
+            expect(page.locator("#live")).to_have_text("live")
+            page.select_option("#system", "d6pool")
+            page.fill("#p-level", "2")
+            page.fill("#p-difficulty", "3")
+            page.click("text=Start the check")
+            card = page.locator("article.card").first
+            expect(card.locator(".prompt")).to_have_text("throw 2 d6")
+            result = CameraSource("camera", Replay([]), DiceReader(), table).read_throw(soft)
+            assert result.uncertain
+            item = page.locator("#unsure li").first
+            expect(item.locator("img")).to_be_visible()
+            expect(item).to_contain_text("d6")
+            item.get_by_role("button", name="Enter").click()  # nothing typed yet
+            expect(item.locator(".error")).to_have_text("type the face it shows first")
+            item.get_by_label("face of the unsure d6").fill("4")
+            item.get_by_role("button", name="Enter").click()
+            expect(card.locator(".prompt")).to_have_text("throw 1 more d6")
+            page.screenshot(path=str(SHOTS / "table-unsure.png"), full_page=True)
+            throw = next(iter(ledger.entries(kind="throw")))
+            assert throw.body["dice"][0]["face"] == 4 and throw.body["dice"][0]["confirms"]
+        finally:
+            server.should_exit = True
+            thread.join(10)
+
+
 def test_the_kiosk_reconnects_by_itself_after_a_restart(browser: object, tmp_path: Path) -> None:
     from playwright.sync_api import Browser, expect
 

@@ -1,0 +1,49 @@
+"""A person settles a die the camera was unsure of ("confirm: 5? (the red d6)").
+
+The unsure reading is already in the ledger (a ``reading`` row, uncertain, with
+its crop and the camera's guess).  Confirming it feeds it exactly as the camera
+would have fed a sure reading (the oldest check waiting for that die, else
+recorded unassigned), with its crop and ``confirms`` naming the unsure row, so
+the dispute trail runs from the check back to the picture.  Players may do this
+without the admin PIN, as they may enter dice by hand; each unsure row is
+confirmed once.
+"""
+
+from __future__ import annotations
+
+import threading
+from typing import Any
+
+from mechanics.reading import Reading, ReadingRefused
+from server.table import Table
+
+
+class UnknownReading(LookupError):
+    """No unsure reading in that ledger row."""
+
+
+class AlreadyConfirmed(ValueError):
+    """The unsure reading was confirmed before."""
+
+
+_one_at_a_time = threading.Lock()  # two people pressing "confirm" at once feed it once
+
+
+def confirm_unsure(table: Table, row: int, face: int | None = None) -> dict[str, Any] | None:
+    """Feed the unsure reading of ledger ``row`` as showing ``face`` (None: the camera's
+    guess).  Returns the state of the check it fed, or None (recorded unassigned)."""
+    with _one_at_a_time:
+        entry = next(iter(table.ledger.entries(kind="reading", after=row - 1)), None)
+        if entry is None or entry.id != row or not entry.body.get("uncertain"):
+            raise UnknownReading(f"ledger row {row} is not an unsure reading")
+        for later in table.ledger.entries(kind="throw", after=row):
+            if any(d.get("confirms") == row for d in later.body.get("dice", [])):
+                raise AlreadyConfirmed(f"row {row} was confirmed already (row {later.id})")
+        body = entry.body
+        face = body.get("value") if face is None else face
+        if face is None:
+            raise ReadingRefused("the camera has no guess for this die: say which face it shows")
+        source = str(body.get("source", "camera"))
+        reading = Reading(str(body["die"]), int(face), 1.0, source)  # a person says so
+        extras = [{"crop": body.get("crop"), "box": body.get("box"), "confirms": row}]
+        return table.from_source(source, [reading], extras)
