@@ -60,9 +60,11 @@ def add_subcommand(subparsers: Any) -> None:
                     help="camera tilt, 0 for straight down (default: the renderer's)")  # fmt: skip
     sy.set_defaults(handler=run_synth)
 
+    from vision.check_cli import add_check
     from vision.teach_cli import add_teach
 
     add_teach(sub)
+    add_check(sub)
 
 
 def _fail(message: str) -> int:

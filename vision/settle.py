@@ -17,6 +17,7 @@ import numpy as np
 from vision.frames import Frame
 
 WIDTH = 160  # the comparison copy's width: dice stay several pixels wide
+MOVED_SHARE = 0.002  # a frame in which more than this share of the copy changed is moving
 
 
 @dataclass(frozen=True)
@@ -28,7 +29,7 @@ class SettleState:
 
 class SettleDetector:
     def __init__(
-        self, still_seconds: float = 0.6, noise: float = 14.0, moved_share: float = 0.002
+        self, still_seconds: float = 0.6, noise: float = 14.0, moved_share: float = MOVED_SHARE
     ) -> None:
         if still_seconds < 0:
             raise ValueError("still_seconds cannot be negative")

@@ -1,0 +1,75 @@
+"""`vision check`: what a camera set up badly looks like, measured from its frames (rendered
+throws standing in for a camera: dimmed, shrunk, flickering, slow)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import cv2
+import numpy as np
+import pytest
+
+from dicebridge.cli import main
+from vision.camera_check import check_camera
+from vision.frames import Frame
+from vision.reader import DiceReader
+from vision.render import ThrowSpec, render_settling
+
+
+@pytest.fixture(scope="module")
+def still() -> list[np.ndarray]:
+    """A still tray with four d6s: ten frames where only sensor noise changes."""
+    spec = ThrowSpec(dice=("d6",) * 4, perspective=0.0)
+    return [image for image, _ in render_settling(spec, np.random.default_rng(5), 0, 10)]
+
+
+@pytest.fixture(scope="module")
+def reader() -> DiceReader:
+    return DiceReader()
+
+
+def _frames(images: list[np.ndarray], interval: float = 0.1) -> list[Frame]:
+    return [Frame(image, i * interval) for i, image in enumerate(images)]
+
+
+def test_a_camera_set_up_well_gets_no_advice(still: list[np.ndarray], reader: DiceReader) -> None:
+    check = check_camera(_frames(still), reader)
+    assert check.advice == (), check.advice
+    assert (check.width, check.height, check.dice, check.unsure) == (640, 640, 4, 0)
+    assert check.fps == pytest.approx(10.0) and check.die_px is not None and check.die_px > 40
+
+
+def test_each_fault_is_named_with_what_to_do(still: list[np.ndarray], reader: DiceReader) -> None:
+    dim = [(image * 0.25).astype(np.uint8) for image in still]
+    assert any("the picture is dim" in a for a in check_camera(_frames(dim), reader).advice)
+    small = [cv2.resize(image, (160, 160), interpolation=cv2.INTER_AREA) for image in still]
+    said = check_camera(_frames(small), reader).advice  # 9% of the frame, but 14 px
+    assert any(a.startswith("the dice are 14 px across") for a in said), said
+    tray = [int(v) for v in np.median(still[0].reshape(-1, 3), axis=0)]
+    wide = [cv2.copyMakeBorder(image, 880, 880, 880, 880, cv2.BORDER_CONSTANT, value=tray)
+            for image in still[:3]]  # fmt: skip
+    said = check_camera(_frames(wide), reader).advice  # 66-px dice in a 2400-px frame
+    assert any(a.startswith("the dice are small in the picture (3") for a in said), said
+    assert any("move the camera closer" in a for a in said)
+    flicker = [np.clip(image * (1.0 if i % 2 else 1.2), 0, 255).astype(np.uint8)
+               for i, image in enumerate(still)]  # fmt: skip
+    said = check_camera(_frames(flicker), reader).advice
+    assert any(a.startswith("the picture never holds still") for a in said), said
+    said = check_camera(_frames(still, interval=0.5), reader).advice
+    assert said == ("only 2.0 frames a second: a throw is seen to settle late; "
+                    "lower the camera's resolution",)  # fmt: skip
+    empty = np.full_like(still[0], 90)
+    said = check_camera(_frames([empty, empty]), reader).advice
+    assert said == ("no dice seen: put a few dice on the tray and check again",)
+
+
+def test_the_command_checks_a_folder_of_frames(
+    still: list[np.ndarray], tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    for i, image in enumerate(still[:4]):
+        cv2.imwrite(str(tmp_path / f"{i}.png"), image)
+    assert main(["vision", "check", str(tmp_path)]) == 0
+    out = capsys.readouterr().out
+    assert "640 x 640, 4 frames" in out and "nothing to change" in out
+    assert main(["vision", "check", str(tmp_path / "missing.avi")]) == 2
+    assert "cannot open camera" in capsys.readouterr().err

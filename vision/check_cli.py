@@ -1,0 +1,87 @@
+"""`dicebridge vision check [CAMERA]`: is the camera set up well?  Looks at a still tray
+with a few dice on it for a few seconds and says what to change (vision/camera_check.py).
+Exit status 0: nothing to change; 1: advice given; 2: the camera could not be read."""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import json
+import sys
+from pathlib import Path
+from typing import Any
+
+MAX_FRAMES = 300
+
+
+def add_check(sub: Any) -> None:
+    check = sub.add_parser("check", help="is the camera set up well? (a still tray, a few dice)",
+                           description=__doc__)  # fmt: skip
+    check.add_argument("camera", nargs="?", default="0",
+                       help='"0" (a webcam), "picamera2", a video, a folder or a URL')  # fmt: skip
+    check.add_argument("--seconds", type=float, default=3.0, help="how long to look (default 3)")
+    check.add_argument("--die", choices=("d6", "dF", "any"), default="any")
+    check.add_argument("--dieset", type=Path, metavar="DIR", action="append",
+                       help="a taught die set, for numbered dice")  # fmt: skip
+    check.add_argument("--empty-tray", type=Path, metavar="IMAGE", help="the tray with no dice")
+    check.add_argument("--json", action="store_true", help="print one JSON object")
+    check.set_defaults(handler=run_check)
+
+
+def _fail(message: str) -> int:
+    print(f"dicebridge vision check: {message}", file=sys.stderr)
+    return 2
+
+
+def run_check(args: argparse.Namespace) -> int:
+    import cv2
+
+    from vision.camera_check import check_camera
+    from vision.faces import ModelError
+    from vision.frames import CameraError, Frame, open_camera
+    from vision.pixels import FrameError, as_bgr8
+    from vision.reader import DiceReader
+    from vision.teach import DieSet, DieSetError
+
+    try:
+        reader = DiceReader()
+        for folder in args.dieset or ():
+            reader.add_dieset(DieSet.load(folder))
+        tray = None
+        if args.empty_tray is not None:
+            tray = cv2.imread(str(args.empty_tray), cv2.IMREAD_COLOR)
+            if tray is None:
+                return _fail(f"cannot read {args.empty_tray} as an image")
+        camera = open_camera(args.camera)
+    except (ModelError, DieSetError, CameraError) as err:
+        return _fail(str(err))
+    frames: list[Frame] = []
+    try:
+        while len(frames) < MAX_FRAMES:
+            frame = camera.read()
+            if frame is None:
+                break
+            frames.append(Frame(as_bgr8(frame.image), frame.at, frame.name))
+            if frame.at - frames[0].at >= args.seconds:
+                break
+    except (CameraError, FrameError) as err:
+        return _fail(str(err))
+    finally:
+        with contextlib.suppress(CameraError):
+            camera.close()
+    if not frames:
+        return _fail(f"{args.camera} gave no frames")
+    die = next(iter(reader.diesets)) if reader.diesets else args.die
+    result = check_camera(frames, reader, die, tray)
+    if args.json:
+        print(json.dumps(result.to_dict()))
+    else:
+        fps = "—" if result.fps is None else f"{result.fps:.1f}"
+        size = "—" if result.die_px is None else f"{result.die_px:.0f} px"
+        print(f"{args.camera}: {result.width} x {result.height}, {result.frames} frames, "
+              f"{fps} a second; brightest {result.brightest:.0f} of 255; "
+              f"unsteady {result.unsteady:.2%}; dice {result.dice} ({result.unsure} unsure), "
+              f"{size} across")  # fmt: skip
+        for line in result.advice or ("nothing to change: the camera is set up well",):
+            print(f"  - {line}")
+    return 1 if result.advice else 0
