@@ -31,6 +31,7 @@ from vision.reader import DiceReader, ThrowReading, encode_crop
 from vision.settle import SettleDetector
 
 PIP_DICE = ("d6", "dF")
+UNSTEADY_SECONDS = 30.0  # motion with no still frame for this long: said once, as a notice
 
 
 class CameraSource:
@@ -66,6 +67,8 @@ class CameraSource:
         self._thread: threading.Thread | None = None
         self.throws_read = 0
         self._last_motion = float("-inf")  # time.monotonic() of the last moving frame
+        self._moving_since: float | None = None  # the first frame of this run of motion
+        self._told_unsteady = False
 
     # --- the thread -----------------------------------------------------------------------
     def start(self) -> None:
@@ -149,6 +152,17 @@ class CameraSource:
         state = self._settle.feed(frame)
         if state.moving:
             self._last_motion = time.monotonic()
+            if self._moving_since is None:
+                self._moving_since = frame.at
+            elif frame.at - self._moving_since >= UNSTEADY_SECONDS and not self._told_unsteady:
+                self._told_unsteady = True
+                self._table.source_event(self.name, "notice", {"detail": (
+                    f"the picture has not held still for {UNSTEADY_SECONDS:.0f} s: if nothing "
+                    "moves on the tray, the light flickers or the exposure hunts, and no throw "
+                    "is read (`dicebridge vision check` measures it)")})  # fmt: skip
+        else:
+            self._moving_since = None
+            self._told_unsteady = False
         if state.settled:
             self.read_throw(frame.image)
 

@@ -115,6 +115,23 @@ def test_a_fault_reading_a_throw_is_announced_and_the_camera_keeps_watching(
     ledger.close()
 
 
+def test_a_picture_that_never_holds_still_is_said_once(tmp_path: Path) -> None:
+    image = render_throw(ThrowSpec(dice=("d6",) * 2), np.random.default_rng(16)).image
+    brighter = np.clip(image * 1.2, 0, 255).astype(np.uint8)
+    flicker = [brighter if i % 2 else image for i in range(40)]  # 40 s of a flickering lamp
+    with Ledger(tmp_path) as ledger:
+        table = Table(ledger)
+        events: list[dict[str, Any]] = []
+        table.subscribe(events.append)
+        camera = CameraSource("camera", Replay(flicker, interval=1.0), DiceReader(), table)
+        camera.start()
+        _wait(lambda: any(e.get("event") == "disconnected" for e in events))
+        camera.stop()
+        told = [e["detail"] for e in events if e.get("event") == "notice"]
+        assert len(told) == 1 and told[0].startswith("the picture has not held still for 30 s")
+        assert camera.throws_read == 0
+
+
 def test_unsure_dice_are_kept_and_announced_never_fed(tmp_path: Path) -> None:
     ledger = Ledger(tmp_path)
     table = Table(ledger)
