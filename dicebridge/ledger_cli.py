@@ -1,4 +1,4 @@
-"""`dicebridge ledger verify|export`: check and read the appliance's record."""
+"""`dicebridge ledger verify|export|prune-crops`: check, read and trim the appliance's record."""
 
 from __future__ import annotations
 
@@ -18,10 +18,13 @@ def add_subcommand(subparsers: Any) -> None:
     verify = sub.add_parser("verify", help="check the hash chain; exit 1 naming the first bad row")
     export = sub.add_parser("export", help="every row, as CSV or JSON, to standard output")
     export.add_argument("--format", choices=("csv", "json"), default="csv")
-    for p in (verify, export):
+    prune = sub.add_parser("prune-crops", help="remove dice pictures older than DAYS days")
+    prune.add_argument("--days", type=float, required=True, help="keep the pictures this long")
+    for p in (verify, export, prune):
         p.add_argument("--data-dir", type=Path, default=DEFAULT_DATA_DIR, help="default ./data")
     verify.set_defaults(handler=run_verify)
     export.set_defaults(handler=run_export)
+    prune.set_defaults(handler=run_prune)
 
 
 def _open(data_dir: Path) -> Ledger | None:
@@ -54,4 +57,18 @@ def run_export(args: argparse.Namespace) -> int:
         return 2
     with ledger:
         sys.stdout.write(ledger.export(args.format))
+    return 0
+
+
+def run_prune(args: argparse.Namespace) -> int:
+    if args.days < 0:
+        print("dicebridge ledger: --days cannot be negative", file=sys.stderr)
+        return 2
+    ledger = _open(args.data_dir)
+    if ledger is None:
+        return 2
+    with ledger:
+        files, size = ledger.prune_crops(args.days)
+    print(f"removed {files} dice pictures older than {args.days:g} days ({size / 2**20:.1f} MB); "
+          "the ledger's rows are unchanged")  # fmt: skip
     return 0

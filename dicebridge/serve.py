@@ -101,6 +101,11 @@ def run(args: argparse.Namespace) -> int:
     fleet = tower_fleet(towers, table)
     fleet.start()
     stoppers.append(fleet.stop)
+    from server.housekeeping import Housekeeping
+
+    upkeep = Housekeeping(ledger, config.keep_crops_days, say=lambda line: print(line, flush=True))
+    upkeep.start()
+    stoppers.append(upkeep.stop)
     if camera is not None:
         camera.start()
         stoppers.append(camera.stop)

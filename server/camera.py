@@ -69,6 +69,7 @@ class CameraSource:
         self._last_motion = float("-inf")  # time.monotonic() of the last moving frame
         self._moving_since: float | None = None  # the first frame of this run of motion
         self._told_unsteady = False
+        self._told_disk = False
 
     # --- the thread -----------------------------------------------------------------------
     def start(self) -> None:
@@ -199,7 +200,12 @@ class CameraSource:
         readings: list[Reading] = []
         extras: list[dict[str, Any]] = []
         for d in result.dice:
-            crop_hash, _ = self._table.ledger.store_crop(encode_crop(d.crop))
+            crop_hash, kept = self._table.ledger.store_crop(encode_crop(d.crop))
+            if kept is None and not self._told_disk:
+                self._told_disk = True  # said once a run of the service: the fix is a person's
+                self._table.source_event(self.name, "notice", {"detail": (
+                    "the disk is nearly full: dice pictures are no longer kept (throws still "
+                    "are); lower keep_crops_days in the settings or free some space")})  # fmt: skip
             reading = d.to_reading(self.name)
             if reading is None:
                 self._table.uncertain(self.name, {**d.to_dict(), "crop": crop_hash})

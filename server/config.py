@@ -46,6 +46,7 @@ class Config:
     towers: tuple[TowerConfig, ...] = field(default_factory=tuple)
     camera: str | None = None  # "0" (a webcam), "picamera2", a video file or URL; None: none
     empty_tray: Path | None = None  # a photo of the empty tray, for the camera
+    keep_crops_days: float = 365.0  # dice pictures older than this are removed; 0: kept for ever
 
     @property
     def open_to_lan(self) -> bool:
@@ -62,6 +63,7 @@ SCALARS: dict[str, type] = {
     "tumbler_speed": float,
     "camera": str,
     "empty_tray": str,
+    "keep_crops_days": float,
 }
 
 
@@ -104,6 +106,8 @@ def load_config(path: Path | None = None, env: Mapping[str, str] | None = None) 
         raise ConfigError(
             f"tumbler_speed must be above 0 and at most 1, not {config.tumbler_speed}"
         )
+    if config.keep_crops_days < 0:
+        raise ConfigError(f"keep_crops_days cannot be negative, not {config.keep_crops_days}")
     if config.display not in (None, "ssd1306", "st7789"):
         raise ConfigError(f"display must be ssd1306 or st7789, not {config.display!r}")
     return config

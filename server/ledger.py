@@ -16,8 +16,10 @@ import csv
 import hashlib
 import io
 import json
+import shutil
 import sqlite3
 import threading
+import time
 from collections.abc import Iterator
 from dataclasses import dataclass
 from datetime import UTC, datetime
@@ -25,6 +27,8 @@ from pathlib import Path
 from typing import Any
 
 GENESIS = "0" * 64
+MIN_FREE_BYTES = 200 * 2**20  # crops are not kept when the disk has less free: the ledger
+# rows, SQLite's journal and the system need the room more
 KINDS = ("throw", "reading", "check", "resolution", "die", "confirmation", "import", "note")
 
 SCHEMA = """
@@ -90,6 +94,7 @@ class Ledger:
         except (OSError, sqlite3.Error) as err:
             raise LedgerError(f"cannot open the ledger at {self.path}: {err}") from None
         self._lock = threading.Lock()
+        self.min_free_bytes = MIN_FREE_BYTES
 
     def close(self) -> None:
         self._db.close()
@@ -188,14 +193,37 @@ class Ledger:
             raise LedgerError(f"crop {digest[:12]}… was changed after it was recorded")
         return image
 
-    def store_crop(self, image: bytes, suffix: str = ".png") -> tuple[str, Path]:
-        """Keep a die's crop image for audits and disputes: (SHA-256, path)."""
+    def store_crop(self, image: bytes, suffix: str = ".png") -> tuple[str, Path | None]:
+        """Keep a die's crop image for audits and disputes: (SHA-256, path).  With the disk
+        nearly full (under MIN_FREE_BYTES free) the picture is not kept (path None): the
+        throw's row still names its hash, and nothing else the appliance does stops."""
         digest = hashlib.sha256(image).hexdigest()
         folder = self.data_dir / "crops"
         folder.mkdir(exist_ok=True)
         path = folder / f"{digest}{suffix}"
         if not path.exists():
+            if shutil.disk_usage(folder).free - len(image) < self.min_free_bytes:
+                return digest, None
             tmp = path.with_suffix(path.suffix + ".tmp")
             tmp.write_bytes(image)
             tmp.replace(path)
         return digest, path
+
+    def prune_crops(self, keep_days: float, now: float | None = None) -> tuple[int, int]:
+        """Remove crops kept longer than ``keep_days`` (the rows naming them stay, and
+        verify: a crop is evidence for disputes, not part of the chain): (files, bytes)."""
+        cutoff = (time.time() if now is None else now) - keep_days * 86400
+        files = size = 0
+        folder = self.data_dir / "crops"
+        if not folder.is_dir():
+            return 0, 0
+        for path in folder.iterdir():
+            try:
+                info = path.stat()
+                if info.st_mtime < cutoff:
+                    path.unlink()
+                    files += 1
+                    size += info.st_size
+            except FileNotFoundError:
+                continue  # gone meanwhile
+        return files, size

@@ -132,6 +132,25 @@ def test_a_picture_that_never_holds_still_is_said_once(tmp_path: Path) -> None:
         assert camera.throws_read == 0
 
 
+def test_with_the_disk_nearly_full_throws_are_read_and_pictures_not_kept(
+    tmp_path: Path,
+) -> None:
+    rng = np.random.default_rng(17)
+    with Ledger(tmp_path) as ledger:
+        ledger.min_free_bytes = 2**62  # more than any disk has free
+        table = Table(ledger)
+        events: list[dict[str, Any]] = []
+        table.subscribe(events.append)
+        camera = CameraSource("camera", Replay([]), DiceReader(), table)
+        for _ in range(2):
+            camera.read_throw(render_throw(ThrowSpec(dice=("dF",) * 2), rng).image)
+        told = [e["detail"] for e in events if e.get("event") == "notice"]
+        assert len(told) == 1 and told[0].startswith("the disk is nearly full"), told
+        throws = [e.body for e in ledger.entries(kind="throw")]
+        assert len(throws) == 2 and all(d["crop"] for t in throws for d in t["dice"])
+        assert not list((tmp_path / "crops").iterdir())
+
+
 def test_unsure_dice_are_kept_and_announced_never_fed(tmp_path: Path) -> None:
     ledger = Ledger(tmp_path)
     table = Table(ledger)

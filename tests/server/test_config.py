@@ -73,6 +73,17 @@ def test_the_shipped_pi_settings_load() -> None:
     assert config.display == "ssd1306" and config.gpio is not None
 
 
+def test_how_long_dice_pictures_are_kept(tmp_path: Path) -> None:
+    assert load_config(None).keep_crops_days == 365
+    path = tmp_path / "keep.toml"
+    path.write_text("keep_crops_days = 30\n")
+    assert load_config(path).keep_crops_days == 30.0
+    assert load_config(path, {"DICEBRIDGE_KEEP_CROPS_DAYS": "0"}).keep_crops_days == 0
+    path.write_text("keep_crops_days = -1\n")
+    with pytest.raises(ConfigError, match="keep_crops_days cannot be negative"):
+        load_config(path)
+
+
 def test_camera_settings(tmp_path: Path) -> None:
     path = tmp_path / "cam.toml"
     path.write_text('camera = "picamera2"\nempty_tray = "/srv/tray.jpg"\n')

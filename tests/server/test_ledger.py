@@ -80,7 +80,7 @@ def test_export(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
         ledger.append("throw", {"dice": ["d20:17"], "note": "é"})
         digest, crop = ledger.store_crop(b"\x89PNG fake crop")
         ledger.append("reading", {"die": "d20", "face": 17, "crop_sha256": digest})
-    assert crop.read_bytes() == b"\x89PNG fake crop"
+    assert crop is not None and crop.read_bytes() == b"\x89PNG fake crop"
     assert main(["ledger", "export", "--data-dir", str(tmp_path), "--format", "json"]) == 0
     rows = json.loads(capsys.readouterr().out)
     assert [r["kind"] for r in rows] == ["throw", "reading"]
@@ -129,3 +129,46 @@ def test_sigkill_mid_writes_loses_no_acknowledged_throw(tmp_path: Path) -> None:
     assert result.ok, result.why
     assert all(stored.get(entry_id) == n for entry_id, n in acknowledged)
     assert 1500 <= len(stored) < 10_000
+
+
+def test_old_dice_pictures_are_pruned_and_the_rows_still_verify(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    import os
+    import time
+
+    from server.housekeeping import Housekeeping
+
+    now = time.time()
+    with Ledger(tmp_path) as ledger:
+        ages = {}
+        for days in (400, 100, 0):
+            digest, path = ledger.store_crop(f"crop {days}".encode())
+            assert path is not None
+            os.utime(path, (now - days * 86400, now - days * 86400))
+            ledger.append("reading", {"die": "d6", "face": 2, "crop": digest})
+            ages[days] = digest
+        said: list[str] = []
+        upkeep = Housekeeping(ledger, 365, every=3600, say=said.append)
+        upkeep.start()
+        deadline = time.monotonic() + 10
+        while upkeep.rounds == 0:
+            assert time.monotonic() < deadline
+            time.sleep(0.01)
+        upkeep.stop()
+        assert said == ["dicebridge: removed 1 dice pictures older than 365 days (0.0 MB)"]
+        kept = {p.stem for p in (tmp_path / "crops").iterdir()}
+        assert kept == {ages[100], ages[0]}
+        assert ledger.verify().ok  # the pictures are evidence beside the chain, not in it
+    assert main(["ledger", "prune-crops", "--days", "30", "--data-dir", str(tmp_path)]) == 0
+    assert "removed 1 dice pictures older than 30 days" in capsys.readouterr().out
+    assert {p.stem for p in (tmp_path / "crops").iterdir()} == {ages[0]}
+
+
+def test_a_nearly_full_disk_keeps_the_throw_but_not_its_picture(tmp_path: Path) -> None:
+    with Ledger(tmp_path) as ledger:
+        ledger.min_free_bytes = 2**62  # more than any disk has free
+        digest, path = ledger.store_crop(b"a crop")
+        assert path is None and not (tmp_path / "crops" / f"{digest}.png").exists()
+        with pytest.raises(LookupError, match="no crop"):
+            ledger.crop(digest)
