@@ -87,7 +87,6 @@ def run(args: argparse.Namespace) -> int:
     except EmptyTrayError as err:
         ledger.close()
         raise SystemExit(f"dicebridge serve: {err}") from None
-    app = create_app(table, admin, diesets, _plain_settings(config, args.config), trays)
     from server.sources import tower_fleet
 
     stoppers: list[Any] = []
@@ -98,6 +97,7 @@ def run(args: argparse.Namespace) -> int:
             stop()
         ledger.close()
         raise SystemExit(f"dicebridge serve: {err}") from None
+    app = create_app(table, admin, diesets, _plain_settings(config, args.config), trays, camera)
     fleet = tower_fleet(towers, table)
     fleet.start()
     stoppers.append(fleet.stop)

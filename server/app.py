@@ -27,6 +27,7 @@ from audit.ledger_audit import DieAudit, audit_die
 from audit.logs import LogError
 from mechanics.reading import Reading, ReadingRefused
 from server.admin import AdminError, AdminPin
+from server.camera import CameraSource
 from server.diesets import DieSetStore
 from server.empty_tray import EmptyTrayError, EmptyTrayStore
 from server.ledger import LedgerError
@@ -86,6 +87,7 @@ def create_app(
     diesets: DieSetStore | None = None,
     settings: dict[str, Any] | None = None,
     trays: EmptyTrayStore | None = None,
+    camera: CameraSource | None = None,
 ) -> FastAPI:
     """The API over ``table``; with ``admin``, registering dice, correcting readings and
     exporting the ledger need its PIN (the service always passes one)."""
@@ -107,6 +109,7 @@ def create_app(
     def health() -> dict[str, Any]:
         return {
             "status": "ok",
+            "camera": camera is not None,  # the page offers "read the tray again"
             "sources": table.sources(),
             "source_details": table.source_details(),
         }
@@ -183,6 +186,14 @@ def create_app(
     @app.get("/api/dice")
     def dice() -> list[dict[str, Any]]:
         return [d.to_dict() for d in table.registry.all()]
+
+    @app.post("/api/camera/read-again", status_code=202)
+    def read_again() -> dict[str, Any]:
+        """Read the tray once more when it is still (dice thrown before their check)."""
+        if camera is None:
+            raise HTTPException(status_code=404, detail="this service has no camera")
+        camera.read_again()
+        return {"detail": "the camera reads the tray again once it is still"}
 
     @app.get("/api/sources/{source}/preview.jpg", response_class=Response)
     def preview(source: str) -> Response:

@@ -70,6 +70,7 @@ class CameraSource:
         self._moving_since: float | None = None  # the first frame of this run of motion
         self._told_unsteady = False
         self._told_disk = False
+        self._again = False  # the next throw read is the tray read again on request
 
     # --- the thread -----------------------------------------------------------------------
     def start(self) -> None:
@@ -173,6 +174,13 @@ class CameraSource:
             self._table.source_event(self.name, "attention", {"detail": why})
         return why
 
+    def read_again(self) -> None:
+        """Read the tray once more when it is still, though nothing moved (dice thrown
+        before their check was set up, a die set just taught): the next still frame is
+        read like a new throw, and its readings say ``again``."""
+        self._again = True
+        self._settle.rearm()
+
     def moved_since(self, moment: float) -> bool:
         """Whether the camera saw the dice move after ``moment`` (time.monotonic()):
         a tumbler that ran while nothing moved is jammed."""
@@ -187,6 +195,7 @@ class CameraSource:
     def read_throw(self, image: np.ndarray) -> ThrowReading:
         if self._diesets is not None:
             self._diesets.use_in(self._reader)  # sets taught on the Devices page count at once
+        again, self._again = self._again, False
         die = self.expected_die()
         tray = self._empty_tray(image)
         result = self._reader.read(image, die, tray)
@@ -211,7 +220,9 @@ class CameraSource:
                 self._table.uncertain(self.name, {**d.to_dict(), "crop": crop_hash})
                 continue
             readings.append(reading)
-            extras.append({"crop": crop_hash, "box": list(d.box)})
+            extras.append(
+                {"crop": crop_hash, "box": list(d.box), **({"again": True} if again else {})}
+            )
         if readings:
             self._table.from_source(self.name, readings, extras)
         return result

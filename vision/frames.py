@@ -143,11 +143,17 @@ class Picamera2Source:
 
 
 class Replay:
-    """Frames from memory, each stamped ``interval`` seconds after the last; records reads."""
+    """Frames from memory, each stamped ``interval`` seconds after the last; records reads.
+    ``hold``: after the last image, keep showing it (a camera over a still tray), one
+    frame per ``interval`` of real time, instead of ending."""
 
-    def __init__(self, images: Iterable[np.ndarray], interval: float = 0.1) -> None:
+    def __init__(
+        self, images: Iterable[np.ndarray], interval: float = 0.1, hold: bool = False
+    ) -> None:
         self._images: Iterator[np.ndarray] = iter(images)
         self._interval = interval
+        self._hold = hold
+        self._last: np.ndarray | None = None
         self._at = 0.0
         self.reads = 0
         self.closed = False
@@ -156,8 +162,12 @@ class Replay:
         if self.closed:
             raise CameraError("the replay was closed")
         image = next(self._images, None)
+        if image is None and self._hold and self._last is not None:
+            time.sleep(self._interval)
+            image = self._last
         if image is None:
             return None
+        self._last = image
         self.reads += 1
         self._at += self._interval
         return Frame(image, self._at, f"replay-{self.reads}")

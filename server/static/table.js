@@ -58,6 +58,7 @@ function entry(check) {
       class: "face", step: "1", required: true }));
   }
   const error = el("p", { class: "error", role: "alert" });
+  const status = el("p", { class: "status", role: "status" });
   const form = el("form", { onsubmit: async (ev) => {
       ev.preventDefault();
       const dice = [...form.querySelectorAll("input.face")].map((x) => ({ die: need.die, value: parseInt(x.value, 10) }));
@@ -68,8 +69,12 @@ function entry(check) {
     el("button", { type: "submit" }, "Enter dice"), " ",
     el("button", { type: "button", onclick: async () => {
       try { update(await api(`/api/checks/${check.id}/roll`, { method: "POST" })); }
-      catch (e) { error.textContent = e.message; } } }, "Let the appliance throw"),
-    error);
+      catch (e) { error.textContent = e.message; } } }, "Let the appliance throw"), " ",
+    hasCamera ? el("button", { type: "button", title: "dice thrown before this check was set up",
+      onclick: async () => {
+        try { error.textContent = ""; status.textContent = (await api("/api/camera/read-again", { method: "POST" })).detail; }
+        catch (e) { error.textContent = e.message; } } }, "Read the tray again") : "",
+    status, error);
   return form;
 }
 
@@ -132,7 +137,9 @@ function unsure(event) {
   document.getElementById("unsure-section").hidden = false;
 }
 
+let hasCamera = false;  // the "read the tray again" button only where a camera is
 async function start() {
+  hasCamera = Boolean((await api("/api/health")).camera);
   systems = await api("/api/systems");
   const select = document.getElementById("system");
   for (const name of Object.keys(systems)) select.append(el("option", { value: name }, name));

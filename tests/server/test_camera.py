@@ -151,6 +151,37 @@ def test_with_the_disk_nearly_full_throws_are_read_and_pictures_not_kept(
         assert not list((tmp_path / "crops").iterdir())
 
 
+def test_dice_thrown_before_their_check_are_read_again_on_request(tmp_path: Path) -> None:
+    from fastapi.testclient import TestClient
+
+    from server.app import create_app
+
+    rng = np.random.default_rng(18)
+    throw = render_settling(ThrowSpec(dice=("dF",) * 3), rng, moving=4, still=6)
+    frames = Replay([image for image, _ in throw], interval=0.1, hold=True)  # then still
+    with Ledger(tmp_path) as ledger:
+        table = Table(ledger)
+        camera = CameraSource("camera", frames, DiceReader(), table, SettleDetector(0.3))
+        camera.start()
+        try:
+            _wait(lambda: any(ledger.entries(kind="throw")))  # no check yet: unassigned
+            check = table.create("peupfudge", {"dice": 3, "level": 2, "bonus": 0, "difficulty": 2})
+            time.sleep(1.0)
+            assert camera.throws_read == 1  # a still tray is not read twice by itself
+            with TestClient(create_app(table, camera=camera)) as client:
+                asked = client.post("/api/camera/read-again")
+                assert asked.status_code == 202, asked.text
+                _wait(lambda: table.get(check["id"])["status"] == "resolved")
+            with TestClient(create_app(table)) as client:
+                assert client.post("/api/camera/read-again").status_code == 404
+        finally:
+            camera.stop()
+        first, second = (e.body for e in ledger.entries(kind="throw"))
+        assert first["check"] is None and "again" not in first["dice"][0]
+        assert second["check"] == check["id"] and all(d["again"] for d in second["dice"])
+        assert [d["face"] for d in first["dice"]] == [d["face"] for d in second["dice"]]
+
+
 def test_unsure_dice_are_kept_and_announced_never_fed(tmp_path: Path) -> None:
     ledger = Ledger(tmp_path)
     table = Table(ledger)

@@ -352,7 +352,9 @@ def test_a_die_the_camera_is_unsure_of_is_settled_on_the_table_page(
     with Ledger(tmp_path) as ledger:
         table = Table(ledger)  # the service in this process, so the test can be the camera
         port = _free_port()
-        server = uvicorn.Server(uvicorn.Config(create_app(table), port=port, log_level="warning"))
+        camera = CameraSource("camera", Replay([]), DiceReader(), table)
+        app = create_app(table, camera=camera)
+        server = uvicorn.Server(uvicorn.Config(app, port=port, log_level="warning"))
         thread = threading.Thread(target=server.run, daemon=True)
         thread.start()
         try:
@@ -367,7 +369,7 @@ def test_a_die_the_camera_is_unsure_of_is_settled_on_the_table_page(
             page.click("text=Start the check")
             card = page.locator("article.card").first
             expect(card.locator(".prompt")).to_have_text("throw 2 d6")
-            result = CameraSource("camera", Replay([]), DiceReader(), table).read_throw(soft)
+            result = camera.read_throw(soft)
             assert result.uncertain
             item = page.locator("#unsure li").first
             expect(item.locator("img")).to_be_visible()
@@ -377,6 +379,10 @@ def test_a_die_the_camera_is_unsure_of_is_settled_on_the_table_page(
             item.get_by_label("face of the unsure d6").fill("4")
             item.get_by_role("button", name="Enter").click()
             expect(card.locator(".prompt")).to_have_text("throw 1 more d6")
+            card.get_by_role("button", name="Read the tray again").click()  # a camera here
+            expect(card.get_by_role("status")).to_have_text(
+                "the camera reads the tray again once it is still"
+            )
             page.screenshot(path=str(SHOTS / "table-unsure.png"), full_page=True)
             throw = next(iter(ledger.entries(kind="throw")))
             assert throw.body["dice"][0]["face"] == 4 and throw.body["dice"][0]["confirms"]
