@@ -173,9 +173,9 @@ def _sources(
 
         spec = str(config.camera)
         if is_live(spec):  # unplugged or not there yet: opened again until it is back
-            reopen = functools.partial(open_camera, spec)
+            reopen = functools.partial(open_camera, spec, config.camera_size)
         try:
-            frames = open_camera(spec)
+            frames = open_camera(spec, config.camera_size)
         except CameraError as err:  # the rest of the appliance runs on; the camera says why
             table.source_event("camera", "disconnected", {"detail": str(err)})
             print(f"dicebridge serve: {err}", flush=True)

@@ -46,6 +46,7 @@ class Config:
     towers: tuple[TowerConfig, ...] = field(default_factory=tuple)
     camera: str | None = None  # "0" (a webcam), "picamera2", a video file or URL; None: none
     empty_tray: Path | None = None  # a photo of the empty tray, for the camera
+    camera_size: tuple[int, int] | None = None  # [width, height] asked of a live camera
     keep_crops_days: float = 365.0  # dice pictures older than this are removed; 0: kept for ever
 
     @property
@@ -94,6 +95,9 @@ def load_config(path: Path | None = None, env: Mapping[str, str] | None = None) 
             values[key] = kind(raw)
         except ValueError:
             raise ConfigError(f"{ENV_PREFIX}{key.upper()} must be a {kind.__name__}") from None
+    size = (env or {}).get(ENV_PREFIX + "CAMERA_SIZE")
+    if size is not None:
+        values["camera_size"] = _size(size)
     for key in ("data_dir", "empty_tray"):
         if key in values:
             values[key] = Path(values[key])
@@ -118,14 +122,27 @@ def _from_file(data: dict[str, Any]) -> dict[str, Any]:
     for key, value in data.items():
         if key in SCALARS:
             values[key] = _typed(key, value, SCALARS[key])
+        elif key == "camera_size":
+            values["camera_size"] = _size(value)
         elif key == "gpio":
             values["gpio"] = _gpio(value)
         elif key == "towers":
             values["towers"] = tuple(_tower(i, t) for i, t in enumerate(value))
         else:
-            known = ", ".join(sorted([*SCALARS, "gpio", "towers"]))
+            known = ", ".join(sorted([*SCALARS, "camera_size", "gpio", "towers"]))
             raise ConfigError(f"unknown setting {key!r}; settings are {known}")
     return values
+
+
+def _size(value: Any) -> tuple[int, int]:
+    """A camera resolution: [width, height] in the file, "WIDTHxHEIGHT" in the environment."""
+    if isinstance(value, str):
+        parts = value.lower().split("x")
+        value = [int(p) for p in parts] if all(p.strip().isdigit() for p in parts) else value
+    ok = isinstance(value, list) and len(value) == 2
+    if not ok or not all(isinstance(v, int) and not isinstance(v, bool) and v >= 16 for v in value):
+        raise ConfigError(f"camera_size must be [width, height] in pixels, not {value!r}")
+    return (value[0], value[1])
 
 
 def _gpio(table: Any) -> KioskPins:

@@ -88,7 +88,7 @@ def check_camera(
                       "will not be seen to settle. Steady light, fixed exposure")  # fmt: skip
     if fps is not None and fps < SLOW_FPS:
         advice.append(f"only {fps:.1f} frames a second: a throw is seen to settle late; "
-                      "lower the camera's resolution")  # fmt: skip
+                      "lower the camera's resolution (camera_size in the settings)")  # fmt: skip
     if die_px is None:
         advice.append("no dice seen: put a few dice on the tray and check again")
     elif die_px < SMALL_SHARE * w:
@@ -97,7 +97,8 @@ def check_camera(
                       "closer to the tray")  # fmt: skip
     elif die_px < SMALL_PX:
         advice.append(f"the dice are {die_px:.0f} px across: their pips are a pixel or two; "
-                      f"raise the camera's resolution (dice {SMALL_PX} px or more)")  # fmt: skip
+                      "raise the camera's resolution (camera_size in the settings; dice "
+                      f"{SMALL_PX} px or more)")  # fmt: skip
     elif die_px > LARGE_SHARE * w:
         advice.append(f"the dice are large in the picture ({die_px / w:.0%} of its width): "
                       "move the camera away, so that a whole throw fits the view")  # fmt: skip

@@ -20,6 +20,7 @@ def add_check(sub: Any) -> None:
     check.add_argument("camera", nargs="?", default="0",
                        help='"0" (a webcam), "picamera2", a video, a folder or a URL')  # fmt: skip
     check.add_argument("--seconds", type=float, default=3.0, help="how long to look (default 3)")
+    check.add_argument("--size", metavar="WxH", help="ask a live camera for this resolution")
     check.add_argument("--die", choices=("d6", "dF", "any"), default="any")
     check.add_argument("--dieset", type=Path, metavar="DIR", action="append",
                        help="a taught die set, for numbered dice")  # fmt: skip
@@ -52,7 +53,13 @@ def run_check(args: argparse.Namespace) -> int:
             tray = cv2.imread(str(args.empty_tray), cv2.IMREAD_COLOR)
             if tray is None:
                 return _fail(f"cannot read {args.empty_tray} as an image")
-        camera = open_camera(args.camera)
+        size = None
+        if args.size:
+            width, _, height = args.size.lower().partition("x")
+            if not (width.isdigit() and height.isdigit()):
+                return _fail(f"--size is WIDTHxHEIGHT, like 1280x960, not {args.size!r}")
+            size = (int(width), int(height))
+        camera = open_camera(args.camera, size)
     except (ModelError, DieSetError, CameraError) as err:
         return _fail(str(err))
     frames: list[Frame] = []
@@ -77,11 +84,11 @@ def run_check(args: argparse.Namespace) -> int:
         print(json.dumps(result.to_dict()))
     else:
         fps = "—" if result.fps is None else f"{result.fps:.1f}"
-        size = "—" if result.die_px is None else f"{result.die_px:.0f} px"
+        across = "—" if result.die_px is None else f"{result.die_px:.0f} px"
         print(f"{args.camera}: {result.width} x {result.height}, {result.frames} frames, "
               f"{fps} a second; brightest {result.brightest:.0f} of 255; "
               f"unsteady {result.unsteady:.2%}; dice {result.dice} ({result.unsure} unsure), "
-              f"{size} across")  # fmt: skip
+              f"{across} across")  # fmt: skip
         for line in result.advice or ("nothing to change: the camera is set up well",):
             print(f"  - {line}")
     return 1 if result.advice else 0

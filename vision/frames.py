@@ -182,12 +182,14 @@ def is_live(spec: str) -> bool:
     return spec == "picamera2" or spec.isdigit() or "://" in spec
 
 
-def open_camera(spec: str) -> FrameSource:
-    """A source from a setting: "picamera2", a webcam index ("0"), a folder, or a file / URL."""
+def open_camera(spec: str, size: tuple[int, int] | None = None) -> FrameSource:
+    """A source from a setting: "picamera2", a webcam index ("0"), a folder, or a file / URL.
+    ``size`` (width, height) asks a live camera for that resolution (a webcam may give
+    the nearest it has); files and folders are what they are."""
     if spec == "picamera2":
-        return Picamera2Source()
+        return Picamera2Source(*size) if size else Picamera2Source()
     if spec.isdigit():
-        return OpenCVCapture(int(spec))
+        return OpenCVCapture(int(spec), *(size or (None, None)))
     if Path(spec).is_dir():
         return ImageFolder(Path(spec))
     return OpenCVCapture(spec)

@@ -92,6 +92,13 @@ def test_camera_settings(tmp_path: Path) -> None:
     path.write_text("camera = 0\n")
     with pytest.raises(ConfigError, match="camera must be a str"):
         load_config(path)
+    path.write_text('camera = "0"\ncamera_size = [1280, 960]\n')
+    assert load_config(path).camera_size == (1280, 960)
+    assert load_config(path, {"DICEBRIDGE_CAMERA_SIZE": "640x480"}).camera_size == (640, 480)
+    for bad in ("[1280]", '"big"', "[1280, -960]"):
+        path.write_text(f"camera_size = {bad}\n")
+        with pytest.raises(ConfigError, match="camera_size must be"):
+            load_config(path)
 
 
 def test_a_camera_that_cannot_open_is_a_source_state_not_a_crash(tmp_path: Path) -> None:

@@ -57,7 +57,7 @@ def test_each_fault_is_named_with_what_to_do(still: list[np.ndarray], reader: Di
     assert any(a.startswith("the picture never holds still") for a in said), said
     said = check_camera(_frames(still, interval=0.5), reader).advice
     assert said == ("only 2.0 frames a second: a throw is seen to settle late; "
-                    "lower the camera's resolution",)  # fmt: skip
+                    "lower the camera's resolution (camera_size in the settings)",)  # fmt: skip
     empty = np.full_like(still[0], 90)
     said = check_camera(_frames([empty, empty]), reader).advice
     assert said == ("no dice seen: put a few dice on the tray and check again",)
