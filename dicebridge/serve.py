@@ -78,10 +78,12 @@ def run(args: argparse.Namespace) -> int:
             "corrections and exports; change it with `dicebridge admin pin`)",
             flush=True,
         )
+    from server.collect import FaceCollector
     from server.diesets import DieSetStore
     from server.empty_tray import EmptyTrayError, EmptyTrayStore
 
     diesets = DieSetStore(config.data_dir)
+    collector = FaceCollector(config.data_dir, diesets)
     try:
         trays = EmptyTrayStore(config.data_dir, config.empty_tray)
     except EmptyTrayError as err:
@@ -91,13 +93,14 @@ def run(args: argparse.Namespace) -> int:
 
     stoppers: list[Any] = []
     try:
-        towers, camera = _sources(args.demo, config, table, stoppers, diesets, trays)
+        towers, camera = _sources(args.demo, config, table, stoppers, diesets, trays, collector)
     except Exception as err:  # a camera or model that cannot start: say which, start nothing
         for stop in reversed(stoppers):
             stop()
         ledger.close()
         raise SystemExit(f"dicebridge serve: {err}") from None
-    app = create_app(table, admin, diesets, _plain_settings(config, args.config), trays, camera)
+    settings = _plain_settings(config, args.config)
+    app = create_app(table, admin, diesets, settings, trays, camera, collector if camera else None)
     fleet = tower_fleet(towers, table)
     fleet.start()
     stoppers.append(fleet.stop)
@@ -152,6 +155,7 @@ def _sources(
     stoppers: list[Any],
     diesets: Any = None,
     trays: Any = None,
+    collector: Any = None,
 ) -> tuple[tuple[Any, ...], Any]:
     """The towers to drive and the camera source (or None), from the settings or the demo."""
     towers = tuple(config.towers)
@@ -185,7 +189,14 @@ def _sources(
     from vision.reader import DiceReader
 
     return towers, CameraSource(
-        "camera", frames, DiceReader(), table, trays=trays, diesets=diesets, reopen=reopen
+        "camera",
+        frames,
+        DiceReader(),
+        table,
+        trays=trays,
+        diesets=diesets,
+        reopen=reopen,
+        collector=collector,
     )
 
 

@@ -28,6 +28,7 @@ from audit.logs import LogError
 from mechanics.reading import Reading, ReadingRefused
 from server.admin import AdminError, AdminPin
 from server.camera import CameraSource
+from server.collect import FaceCollector
 from server.diesets import DieSetStore
 from server.empty_tray import EmptyTrayError, EmptyTrayStore
 from server.ledger import LedgerError
@@ -76,6 +77,14 @@ class UnsureConfirmation(BaseModel):
     face: int | None = Field(None, description="the face the die shows; left out: the guess")
 
 
+class Collect(BaseModel):
+    die: str = Field(description="d5, d6_numeral, d10 or d20")
+
+
+class GroupValues(BaseModel):
+    values: dict[int, int] = Field(description="group number -> the face its pictures show")
+
+
 class Confirmation(BaseModel):
     index: int = Field(ge=0, le=199, description="which die of the throw, from 0")
     face: int = Field(description="the face the die really shows")
@@ -88,6 +97,7 @@ def create_app(
     settings: dict[str, Any] | None = None,
     trays: EmptyTrayStore | None = None,
     camera: CameraSource | None = None,
+    collector: FaceCollector | None = None,
 ) -> FastAPI:
     """The API over ``table``; with ``admin``, registering dice, correcting readings and
     exporting the ledger need its PIN (the service always passes one)."""
@@ -263,6 +273,57 @@ def create_app(
     def forget_empty_tray() -> dict[str, Any]:
         """Stop using the picture taken here (back to the settings' picture, or none)."""
         return _trays().forget()
+
+    def _collector() -> FaceCollector:
+        if collector is None:
+            raise HTTPException(status_code=404, detail="this service has no camera to teach with")
+        return collector
+
+    @app.get("/api/diesets/{name}/collect")
+    def collected(name: str) -> dict[str, Any]:
+        """Pictures collected for ``name`` and the groups they were sorted into."""
+        try:
+            return _collector().describe(name)
+        except DieSetError as err:
+            raise HTTPException(status_code=404, detail=str(err)) from None
+
+    @app.post("/api/diesets/{name}/collect", status_code=201, dependencies=admin_only)
+    def start_collecting(name: str, body: Collect) -> dict[str, Any]:
+        """From now on every settled throw of one die keeps its picture (admin)."""
+        try:
+            return _collector().start(name, body.die)
+        except DieSetError as err:
+            raise HTTPException(status_code=422, detail=str(err)) from None
+
+    @app.delete("/api/diesets/{name}/collect", dependencies=admin_only)
+    def stop_collecting(name: str) -> dict[str, Any]:
+        _collector().stop()
+        return collected(name)
+
+    @app.post("/api/diesets/{name}/groups", dependencies=admin_only)
+    def group_faces(name: str) -> dict[str, Any]:
+        """Sort the collected pictures by the face they show (admin)."""
+        try:
+            return _collector().group(name)
+        except DieSetError as err:
+            raise HTTPException(status_code=422, detail=str(err)) from None
+
+    @app.get("/api/diesets/{name}/groups/{group}.png", response_class=Response)
+    def group_picture(name: str, group: int = Path(ge=1, le=99)) -> Response:
+        try:
+            return Response(_collector().picture(name, group), media_type="image/png")
+        except (LookupError, DieSetError) as err:
+            raise HTTPException(status_code=404, detail=str(err)) from None
+
+    @app.post("/api/diesets/{name}/groups/teach", status_code=201, dependencies=admin_only)
+    def teach_groups(name: str, body: GroupValues) -> dict[str, Any]:
+        """Teach every named group into the die set ``name`` (admin; replaces the set)."""
+        try:
+            taught = _collector().teach(name, body.values)
+        except DieSetError as err:
+            raise HTTPException(status_code=422, detail=str(err)) from None
+        return {"name": name, "die": taught.die, "taught": sorted(taught.crops),
+                "missing": taught.missing()}  # fmt: skip
 
     @app.get("/api/settings", dependencies=admin_only)
     def current_settings() -> dict[str, Any]:

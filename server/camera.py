@@ -21,6 +21,7 @@ import cv2
 import numpy as np
 
 from mechanics.reading import Reading
+from server.collect import FaceCollector
 from server.diesets import DieSetStore
 from server.empty_tray import EmptyTrayStore
 from server.table import Table
@@ -46,6 +47,7 @@ class CameraSource:
         diesets: DieSetStore | None = None,
         reopen: Callable[[], FrameSource] | None = None,
         backoff: tuple[float, float] = (1.0, 30.0),
+        collector: FaceCollector | None = None,
     ) -> None:
         """``frames`` None: not open yet, ``reopen`` opens it.  With ``reopen`` a camera
         that is lost (CameraError: unplugged, a stream gone) is opened again, waiting
@@ -53,6 +55,7 @@ class CameraSource:
         if frames is None and reopen is None:
             raise ValueError("a camera source needs frames, or a way to open them")
         self._reopen = reopen
+        self._collector = collector  # while it collects, settled throws are pictures to teach
         self._backoff = backoff
         self._diesets = diesets
         self.name = name
@@ -195,6 +198,11 @@ class CameraSource:
     def read_throw(self, image: np.ndarray) -> ThrowReading:
         if self._diesets is not None:
             self._diesets.use_in(self._reader)  # sets taught on the Devices page count at once
+        if self._collector is not None and self._collector.collecting:
+            said = self._collector.offer(image, self._reader)  # teaching, not playing
+            self._table.set_preview(self.name, outlined(image, ThrowReading((), 0.0)), image)
+            self._table.source_event(self.name, "collected", {"detail": said})
+            return ThrowReading((), 0.0, "collecting faces to teach")
         again, self._again = self._again, False
         die = self.expected_die()
         tray = self._empty_tray(image)

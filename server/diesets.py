@@ -24,6 +24,14 @@ class DieSetStore:
         self._lock = threading.Lock()
         self._loaded: dict[str, tuple[float, DieSet]] = {}  # name -> (mtime, set)
 
+    def path(self, name: str) -> Path:
+        """Where set ``name`` lives (DieSetError for a name that cannot be a folder)."""
+        return self._path(name)
+
+    def save(self, dieset: DieSet) -> None:
+        """Keep ``dieset`` under its name (the camera reads with it from the next throw)."""
+        dieset.save(self._path(dieset.name))
+
     def _path(self, name: str) -> Path:
         if not re.fullmatch(r"[a-z0-9][a-z0-9-]{0,39}", name):
             raise DieSetError("a die set's name is 1–40 lower-case letters, digits and dashes")

@@ -76,3 +76,47 @@ async function emptyTray(method) {
 document.getElementById("take-tray").addEventListener("click", () => emptyTray("POST"));
 document.getElementById("forget-tray").addEventListener("click", () => emptyTray("DELETE"));
 emptyTray("GET");
+
+// Teaching by throwing: collect settled one-die throws, group them, name the groups.
+const setName = () => encodeURIComponent(document.getElementById("set-name").value);
+const admin = () => ({ "content-type": "application/json", "X-Admin-PIN": document.getElementById("pin").value });
+function showCollect(c) {
+  document.getElementById("collect-state").textContent =
+    `${c.name} (${c.die}): ${c.pictures} pictures${c.collecting ? ", collecting" : ""}` +
+    (c.groups.length ? `, ${c.groups.length} groups` : "");
+  document.getElementById("groups").replaceChildren(...c.groups.map((g) => el("li", {},
+    el("img", { src: `/api/diesets/${setName()}/groups/${g.group}.png?t=${Date.now()}`, alt: `group ${g.group}`, width: 64, height: 64 }),
+    el("label", {}, `group ${g.group} (${g.pictures} pictures) shows `,
+      el("input", { type: "number", step: "1", class: "group-face", "data-group": g.group })))));
+  document.getElementById("collect-teach").hidden = !c.groups.length;
+}
+async function collect(method, path, body) {
+  const error = document.getElementById("collect-error");
+  try {
+    showCollect(await api(`/api/diesets/${setName()}/${path}`, { method, headers: admin(), body }));
+    error.textContent = "";
+  } catch (e) { error.textContent = e.message; }
+}
+document.getElementById("collect-start").addEventListener("click", () =>
+  collect("POST", "collect", { die: document.getElementById("set-die").value }));
+document.getElementById("collect-stop").addEventListener("click", () => collect("DELETE", "collect"));
+document.getElementById("collect-group").addEventListener("click", () => collect("POST", "groups"));
+document.getElementById("collect-teach").addEventListener("click", async () => {
+  const error = document.getElementById("collect-error");
+  const values = {};
+  for (const input of document.querySelectorAll("input.group-face")) {
+    if (input.value !== "") values[input.dataset.group] = parseInt(input.value, 10);
+  }
+  try {
+    const taught = await api(`/api/diesets/${setName()}/groups/teach`, { method: "POST", headers: admin(), body: { values } });
+    error.textContent = "";
+    document.getElementById("collect-state").textContent =
+      `taught ${taught.name}: ${taught.taught.join(" ")}` + (taught.missing.length ? `; still to show: ${taught.missing.join(" ")}` : "");
+    diesets();
+  } catch (e) { error.textContent = e.message; }
+});
+listen((event) => {
+  if (event.type === "source" && event.event === "collected") {
+    document.getElementById("collect-state").textContent = event.detail;
+  }
+});

@@ -10,7 +10,9 @@ import sys
 import time
 import urllib.request
 from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -53,6 +55,29 @@ def _stop(proc: subprocess.Popen[bytes]) -> None:
         proc.kill()
         proc.wait()
         raise
+
+
+@contextmanager
+def _in_process(app: Any) -> Iterator[str]:
+    """``app`` served by uvicorn on a thread of this process (so a test can be the camera):
+    its base URL."""
+    import threading
+
+    import uvicorn
+
+    port = _free_port()
+    server = uvicorn.Server(uvicorn.Config(app, port=port, log_level="warning"))
+    thread = threading.Thread(target=server.run, daemon=True)
+    thread.start()
+    try:
+        deadline = time.monotonic() + 20
+        while not server.started:
+            assert time.monotonic() < deadline, "the service did not come up"
+            time.sleep(0.05)
+        yield f"http://127.0.0.1:{port}"
+    finally:
+        server.should_exit = True
+        thread.join(10)
 
 
 @pytest.fixture(scope="module")
@@ -331,11 +356,8 @@ def test_a_camera_die_on_the_history_page_shows_its_crop_and_can_be_corrected(
 def test_a_die_the_camera_is_unsure_of_is_settled_on_the_table_page(
     browser: object, tmp_path: Path
 ) -> None:
-    import threading
-
     import cv2
     import numpy as np
-    import uvicorn
     from playwright.sync_api import Browser, expect
 
     from server.app import create_app
@@ -351,17 +373,10 @@ def test_a_die_the_camera_is_unsure_of_is_settled_on_the_table_page(
     soft = cv2.GaussianBlur(image, (0, 0), 6)  # pips blurred away: the camera only guesses
     with Ledger(tmp_path) as ledger:
         table = Table(ledger)  # the service in this process, so the test can be the camera
-        port = _free_port()
         camera = CameraSource("camera", Replay([]), DiceReader(), table)
-        app = create_app(table, camera=camera)
-        server = uvicorn.Server(uvicorn.Config(app, port=port, log_level="warning"))
-        thread = threading.Thread(target=server.run, daemon=True)
-        thread.start()
-        try:
-            while not server.started:
-                time.sleep(0.05)
+        with _in_process(create_app(table, camera=camera)) as url:
             page = browser.new_page()
-            page.goto(f"http://127.0.0.1:{port}/")
+            page.goto(f"{url}/")
             expect(page.locator("#live")).to_have_text("live")
             page.select_option("#system", "d6pool")
             page.fill("#p-level", "2")
@@ -386,9 +401,61 @@ def test_a_die_the_camera_is_unsure_of_is_settled_on_the_table_page(
             page.screenshot(path=str(SHOTS / "table-unsure.png"), full_page=True)
             throw = next(iter(ledger.entries(kind="throw")))
             assert throw.body["dice"][0]["face"] == 4 and throw.body["dice"][0]["confirms"]
-        finally:
-            server.should_exit = True
-            thread.join(10)
+
+
+def test_a_d5_is_taught_by_throwing_and_naming_the_groups_on_the_devices_page(
+    browser: object, tmp_path: Path
+) -> None:
+    import numpy as np
+    from playwright.sync_api import Browser, expect
+
+    from server.admin import AdminPin
+    from server.app import create_app
+    from server.camera import CameraSource
+    from server.collect import FaceCollector
+    from server.diesets import DieSetStore
+    from server.ledger import Ledger
+    from server.table import Table
+    from vision.frames import Replay
+    from vision.reader import DiceReader
+    from vision.render import PALETTE, ThrowSpec, render_throw
+
+    assert isinstance(browser, Browser)
+    AdminPin(tmp_path).set(PIN)
+    store = DieSetStore(tmp_path)
+    collector = FaceCollector(tmp_path, store)
+    rng = np.random.default_rng(42)
+    with Ledger(tmp_path) as ledger:
+        table = Table(ledger)
+        camera = CameraSource("camera", Replay([]), DiceReader(), table, diesets=store,
+                              collector=collector)  # fmt: skip
+        app = create_app(table, AdminPin(tmp_path), store, camera=camera, collector=collector)
+        with _in_process(app) as url:
+            page = browser.new_page()
+            page.goto(f"{url}/devices")
+            page.fill("#pin", PIN)
+            page.fill("#set-name", "blue-d5")
+            page.select_option("#set-die", "d5")
+            page.get_by_role("button", name="Start collecting", exact=True).click()
+            expect(page.locator("#collect-state")).to_contain_text("0 pictures, collecting")
+            thrown = [1, 2, 3, 4, 5] * 2
+            for value in thrown:
+                spec = ThrowSpec(dice=("d5",), values=(value,), perspective=0.0,
+                                 looks=(PALETTE[2],))  # fmt: skip
+                camera.read_throw(render_throw(spec, rng).image)
+            expect(page.locator("#collect-state")).to_have_text("picture 10 kept for blue-d5")
+            page.get_by_role("button", name="Stop", exact=True).click()
+            page.get_by_role("button", name="Group the pictures", exact=True).click()
+            expect(page.locator("#groups li")).to_have_count(5)
+            folder = tmp_path / "collect" / "blue-d5"
+            shown = {(folder / f"{i:03d}.png").read_bytes(): v for i, v in enumerate(thrown)}
+            for group in range(1, 6):  # the owner names each group by its picture
+                first = sorted((folder / "groups" / f"group-{group:02d}").glob("*.png"))[0]
+                page.fill(f"input[data-group='{group}']", str(shown[first.read_bytes()]))
+            page.get_by_role("button", name="Teach the named groups", exact=True).click()
+            expect(page.locator("#collect-state")).to_have_text("taught blue-d5: 1 2 3 4 5")
+            expect(page.locator("#diesets")).to_contain_text("blue-d5")
+            page.screenshot(path=str(SHOTS / "devices-groups.png"), full_page=True)
 
 
 def test_the_kiosk_reconnects_by_itself_after_a_restart(browser: object, tmp_path: Path) -> None:
