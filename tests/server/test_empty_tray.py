@@ -41,7 +41,7 @@ def test_the_tray_is_taken_only_when_clear_and_only_with_the_pin(tmp_path: Path)
             assert client.get("/api/empty-tray").json()["in_use"] == "none"
             assert client.get("/api/empty-tray.jpg").status_code == 404
             early = client.post("/api/empty-tray", json={}, headers=PIN)
-            assert early.status_code == 409 and "no settled frame" in early.json()["detail"]
+            assert early.status_code == 409 and "no settled throw" in early.json()["detail"]
             camera.read_throw(throw.image)  # three dice lie on the tray
             busy = client.post("/api/empty-tray", json={}, headers=PIN)
             assert busy.status_code == 422, busy.text
