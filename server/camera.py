@@ -14,6 +14,7 @@ import contextlib
 import math
 import threading
 import time
+from collections import deque
 from collections.abc import Callable
 from typing import Any
 
@@ -74,6 +75,8 @@ class CameraSource:
         self._told_unsteady = False
         self._told_disk = False
         self._again = False  # the next throw read is the tray read again on request
+        self._latest: Frame | None = None  # the newest frame, for a live view while setting up
+        self._stamps: deque[float] = deque(maxlen=30)  # when the last frames came
 
     # --- the thread -----------------------------------------------------------------------
     def start(self) -> None:
@@ -154,6 +157,8 @@ class CameraSource:
 
     def _use(self, frame: Frame) -> None:
         frame = Frame(as_bgr8(frame.image), frame.at, frame.name)
+        self._latest = frame
+        self._stamps.append(frame.at)
         state = self._settle.feed(frame)
         if state.moving:
             self._last_motion = time.monotonic()
@@ -176,6 +181,20 @@ class CameraSource:
         if why != last:
             self._table.source_event(self.name, "attention", {"detail": why})
         return why
+
+    def live(self) -> tuple[bytes, dict[str, Any]] | None:
+        """The newest frame as JPEG (every frame, not only settled throws: for placing the
+        camera), with its size and the frames a second of late; None before the first."""
+        frame = self._latest
+        if frame is None:
+            return None
+        stamps = list(self._stamps)
+        span = stamps[-1] - stamps[0] if len(stamps) > 1 else 0.0
+        fps = (len(stamps) - 1) / span if span > 0 else None
+        ok, data = cv2.imencode(".jpg", frame.image, [cv2.IMWRITE_JPEG_QUALITY, 70])
+        h, w = frame.image.shape[:2]
+        info = {"width": w, "height": h, "fps": None if fps is None else round(fps, 1)}
+        return (bytes(data) if ok else b""), info
 
     def read_again(self) -> None:
         """Read the tray once more when it is still, though nothing moved (dice thrown

@@ -84,6 +84,19 @@ def camera_routes(
             raise HTTPException(status_code=409, detail=str(err)) from None
         return Response(image, media_type="image/png", headers={"cache-control": "max-age=86400"})
 
+    @router.get("/api/camera/live.jpg", response_class=Response)
+    def live() -> Response:
+        """The camera's newest frame, for placing it (the page asks about once a second);
+        its size and frames a second in the X-Frame-Size and X-Frames-Per-Second headers."""
+        seen = camera.live() if camera is not None else None
+        if seen is None:
+            raise HTTPException(status_code=404, detail="no frame from the camera yet")
+        jpeg, info = seen
+        fps = "" if info["fps"] is None else str(info["fps"])
+        size = f"{info['width']}x{info['height']}"
+        headers = {"cache-control": "no-store", "x-frame-size": size, "x-frames-per-second": fps}
+        return Response(jpeg, media_type="image/jpeg", headers=headers)
+
     @router.post("/api/camera/read-again", status_code=202)
     def read_again() -> dict[str, Any]:
         """Read the tray once more when it is still (dice thrown before their check)."""

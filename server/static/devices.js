@@ -120,3 +120,34 @@ listen((event) => {
     document.getElementById("collect-state").textContent = event.detail;
   }
 });
+
+// The live view: the camera's newest frame about once a second, while placing the camera.
+let liveTimer = null;
+async function liveFrame() {
+  const note = document.getElementById("live-note");
+  const reply = await fetch(`/api/camera/live.jpg?t=${Date.now()}`).catch(() => null);
+  if (!reply || !reply.ok) {
+    note.textContent = reply ? ((await reply.json().catch(() => ({}))).detail || reply.statusText) : "the appliance does not answer";
+    return;
+  }
+  const img = document.getElementById("live-view");
+  const old = img.src;
+  img.src = URL.createObjectURL(await reply.blob());
+  img.hidden = false;
+  if (old.startsWith("blob:")) URL.revokeObjectURL(old);
+  const fps = reply.headers.get("x-frames-per-second");
+  note.textContent = `${reply.headers.get("x-frame-size").replace("x", " × ")} px` + (fps ? `, ${fps} frames a second` : "");
+}
+document.getElementById("live-toggle").addEventListener("click", (ev) => {
+  const button = ev.currentTarget;
+  if (liveTimer) {
+    clearInterval(liveTimer);
+    liveTimer = null;
+    document.getElementById("live-view").hidden = true;
+  } else {
+    liveFrame();
+    liveTimer = setInterval(liveFrame, 1000);
+  }
+  button.setAttribute("aria-pressed", String(Boolean(liveTimer)));
+  button.textContent = liveTimer ? "Stop the live view" : "Live view";
+});

@@ -458,6 +458,45 @@ def test_a_d5_is_taught_by_throwing_and_naming_the_groups_on_the_devices_page(
             page.screenshot(path=str(SHOTS / "devices-groups.png"), full_page=True)
 
 
+def test_the_live_view_shows_what_the_camera_sees_now(browser: object, tmp_path: Path) -> None:
+    import numpy as np
+    from playwright.sync_api import Browser, expect
+
+    from server.app import create_app
+    from server.camera import CameraSource
+    from server.ledger import Ledger
+    from server.table import Table
+    from vision.frames import Replay
+    from vision.reader import DiceReader
+    from vision.render import ThrowSpec, render_throw
+
+    assert isinstance(browser, Browser)
+    tray = render_throw(ThrowSpec(dice=("d6",)), np.random.default_rng(43)).image
+    with Ledger(tmp_path) as ledger:
+        table = Table(ledger)
+        camera = CameraSource("camera", Replay([tray], interval=0.1, hold=True), DiceReader(),
+                              table)  # fmt: skip
+        with _in_process(create_app(table, camera=camera)) as url:
+            page = browser.new_page()
+            page.goto(f"{url}/devices")
+            page.get_by_role("button", name="Live view").click()
+            expect(page.locator("#live-note")).to_contain_text("no frame from the camera yet")
+            camera.start()
+            try:
+                expect(page.locator("#live-note")).to_have_text(
+                    "640 × 640 px, 10.0 frames a second", timeout=10_000
+                )
+                shown = page.locator("#live-view")
+                expect(shown).to_be_visible()
+                assert shown.evaluate("img => img.complete && img.naturalWidth") == 640
+                button = page.get_by_role("button", name="Stop the live view")
+                expect(button).to_have_attribute("aria-pressed", "true")
+                button.click()
+                expect(shown).to_be_hidden()
+            finally:
+                camera.stop()
+
+
 def test_the_kiosk_reconnects_by_itself_after_a_restart(browser: object, tmp_path: Path) -> None:
     from playwright.sync_api import Browser, expect
 
