@@ -188,11 +188,14 @@ def _sources(
     from server.camera import CameraSource
     from vision.reader import DiceReader
 
+    from vision.settle import SettleDetector
+
     return towers, CameraSource(
         "camera",
         frames,
         DiceReader(),
         table,
+        SettleDetector(config.settle_seconds),
         trays=trays,
         diesets=diesets,
         reopen=reopen,

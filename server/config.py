@@ -47,6 +47,7 @@ class Config:
     camera: str | None = None  # "0" (a webcam), "picamera2", a video file or URL; None: none
     empty_tray: Path | None = None  # a photo of the empty tray, for the camera
     camera_size: tuple[int, int] | None = None  # [width, height] asked of a live camera
+    settle_seconds: float = 0.6  # the dice still this long: the throw is read
     keep_crops_days: float = 365.0  # dice pictures older than this are removed; 0: kept for ever
 
     @property
@@ -65,6 +66,7 @@ SCALARS: dict[str, type] = {
     "camera": str,
     "empty_tray": str,
     "keep_crops_days": float,
+    "settle_seconds": float,
 }
 
 
@@ -110,6 +112,8 @@ def load_config(path: Path | None = None, env: Mapping[str, str] | None = None) 
         raise ConfigError(
             f"tumbler_speed must be above 0 and at most 1, not {config.tumbler_speed}"
         )
+    if not 0 <= config.settle_seconds <= 10:
+        raise ConfigError(f"settle_seconds must be 0 to 10, not {config.settle_seconds}")
     if config.keep_crops_days < 0:
         raise ConfigError(f"keep_crops_days cannot be negative, not {config.keep_crops_days}")
     if config.display not in (None, "ssd1306", "st7789"):

@@ -73,6 +73,13 @@ def test_the_shipped_pi_settings_load() -> None:
     assert config.display == "ssd1306" and config.gpio is not None
 
 
+def test_how_long_the_dice_must_lie_still(tmp_path: Path) -> None:
+    assert load_config(None).settle_seconds == 0.6
+    assert load_config(None, {"DICEBRIDGE_SETTLE_SECONDS": "0.3"}).settle_seconds == 0.3
+    with pytest.raises(ConfigError, match="settle_seconds must be 0 to 10"):
+        load_config(None, {"DICEBRIDGE_SETTLE_SECONDS": "60"})
+
+
 def test_how_long_dice_pictures_are_kept(tmp_path: Path) -> None:
     assert load_config(None).keep_crops_days == 365
     path = tmp_path / "keep.toml"
