@@ -187,7 +187,6 @@ def _sources(
         return towers, None
     from server.camera import CameraSource
     from vision.reader import DiceReader
-
     from vision.settle import SettleDetector
 
     return towers, CameraSource(
