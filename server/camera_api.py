@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from fastapi import APIRouter, HTTPException, Path, Response
+from fastapi import APIRouter, HTTPException, Path, Query, Response
 from pydantic import BaseModel, Field
 
 from mechanics.reading import ReadingRefused
@@ -18,7 +18,7 @@ from server.diesets import DieSetStore
 from server.empty_tray import EmptyTrayError, EmptyTrayStore
 from server.ledger import LedgerError
 from server.table import Table
-from server.unsure import AlreadyConfirmed, UnknownReading, confirm_unsure
+from server.unsure import AlreadyConfirmed, UnknownReading, confirm_unsure, unsure_readings
 from vision.reader import DiceReader
 from vision.teach import DieSetError
 
@@ -54,6 +54,11 @@ def camera_routes(
     collector: FaceCollector | None = None,
 ) -> APIRouter:
     router = APIRouter()
+
+    @router.get("/api/readings/unsure")
+    def unsure(limit: int = Query(50, ge=1, le=1000)) -> list[dict[str, Any]]:
+        """The latest dice the camera was unsure of, newest first, and who settled them."""
+        return unsure_readings(table, limit)
 
     @router.post("/api/readings/{row}/confirm", status_code=201)
     def confirm_unsure_reading(

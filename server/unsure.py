@@ -47,3 +47,19 @@ def confirm_unsure(table: Table, row: int, face: int | None = None) -> dict[str,
         reading = Reading(str(body["die"]), int(face), 1.0, source)  # a person says so
         extras = [{"crop": body.get("crop"), "box": body.get("box"), "confirms": row}]
         return table.from_source(source, [reading], extras)
+
+
+def unsure_readings(table: Table, limit: int = 50) -> list[dict[str, Any]]:
+    """The latest unsure readings, newest first, each with ``confirmed``: the face a person
+    gave and the throw row it went into, or None while nobody has."""
+    rows = [e for e in table.ledger.entries(kind="reading") if e.body.get("uncertain")]
+    rows = rows[-limit:][::-1]
+    if not rows:
+        return []
+    settled: dict[int, dict[str, int]] = {}
+    for throw in table.ledger.entries(kind="throw", after=rows[-1].id):
+        for die in throw.body.get("dice", []):
+            if isinstance(die.get("confirms"), int):
+                settled[die["confirms"]] = {"throw": throw.id, "face": die["face"]}
+    return [{"row": e.id, "at": e.at, **{k: v for k, v in e.body.items() if k != "uncertain"},
+             "confirmed": settled.get(e.id)} for e in rows]  # fmt: skip

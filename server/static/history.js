@@ -28,7 +28,15 @@ function render() {
     el("td", {}, t.dice.map((d, i) => dieCell(t, d, i))),
     el("td", {}, [...new Set(t.dice.map((d) => d.source))].join(", ")))));
 }
+function renderUnsure(rows) {
+  document.getElementById("unsure-rows").replaceChildren(...rows.map((r) => el("tr", {},
+    el("td", {}, r.row), el("td", {}, r.at.replace("T", " ").slice(0, 19)),
+    el("td", {}, r.crop ? el("img", { src: `/api/crops/${r.crop}`, alt: `the unsure ${r.die}`, width: 40, height: 40, loading: "lazy" }) : "—"),
+    el("td", {}, r.advice || r.problem || "unclear"),
+    el("td", {}, r.confirmed ? `${faceText(r.die, r.confirmed.face)} (throw row ${r.confirmed.throw})` : "—"))));
+}
 function reload() {
+  api("/api/readings/unsure?limit=200").then(renderUnsure).catch(() => {});
   return api("/api/throws?limit=1000").then((data) => { throws = data; render(); })
     .catch((e) => { document.getElementById("error").textContent = e.message; });
 }
@@ -44,7 +52,7 @@ document.getElementById("csv").addEventListener("click", () => {
   download("throws.csv", lines.join("\n") + "\n", "text/csv");
 });
 reload();
-listen((event) => { if (event.type === "reading") reload(); });
+listen((event) => { if (event.type === "reading" || event.type === "uncertain") reload(); });
 document.getElementById("correct").addEventListener("submit", async (ev) => {
   ev.preventDefault();
   const [error, done] = [document.getElementById("c-error"), document.getElementById("c-done")];

@@ -78,7 +78,12 @@ def test_a_die_the_camera_was_unsure_of_is_confirmed_once_and_feeds_the_check(
             assert fed.json()["check"]["readings"] == 1  # one of the two dice the pool needs
             again = client.post(url, json={})
             assert again.status_code == 409 and "confirmed already" in again.json()["detail"]
+            listed = client.get("/api/readings/unsure").json()  # newest first
+            assert [r["row"] for r in listed] == sorted((e["row"] for e in unsure), reverse=True)
+            settled = {r["row"]: r["confirmed"] for r in listed}
             row = client.get("/api/throws").json()[0]
+            assert settled.pop(first["row"]) == {"throw": row["id"], "face": 2}
+            assert all(v is None for v in settled.values())
             assert row["check"] == check["id"]
             assert row["dice"][0]["confirms"] == first["row"] and row["dice"][0]["face"] == 2
             assert row["dice"][0]["crop"] == first["crop"]  # the picture stays with it

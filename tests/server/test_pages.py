@@ -308,6 +308,7 @@ def test_the_empty_tray_picture_on_the_devices_page(base: str, browser: object) 
 def test_a_camera_die_on_the_history_page_shows_its_crop_and_can_be_corrected(
     browser: object, tmp_path: Path
 ) -> None:
+    import cv2
     import numpy as np
     from playwright.sync_api import Browser, expect
 
@@ -322,15 +323,19 @@ def test_a_camera_die_on_the_history_page_shows_its_crop_and_can_be_corrected(
     assert isinstance(browser, Browser)
     AdminPin(tmp_path).set(PIN)
     throw = render_throw(ThrowSpec(dice=("d6",) * 2), np.random.default_rng(92))
-    with Ledger(tmp_path) as ledger:  # a throw the camera read, before the service starts
-        CameraSource("camera", Replay([]), DiceReader(), Table(ledger)).read_throw(throw.image)
+    with Ledger(tmp_path) as ledger:  # throws the camera read, before the service starts
+        camera = CameraSource("camera", Replay([]), DiceReader(), Table(ledger))
+        camera.read_throw(throw.image)
+        unsure = camera.read_throw(cv2.GaussianBlur(throw.image, (0, 0), 6)).uncertain
         row = next(iter(ledger.entries(kind="throw")))
     port = _free_port()
     proc = _start(port, tmp_path)
     try:
         page = browser.new_page()
         page.goto(f"http://127.0.0.1:{port}/history")
-        first = page.locator("button.die").first
+        expect(page.locator("#unsure-rows tr")).to_have_count(len(unsure))
+        expect(page.locator("#unsure-rows img").first).to_be_visible()
+        first = page.locator(f"button.die[aria-label^='row {row.id}, die 1:']")
         expect(first.locator("img")).to_be_visible()
         loaded = first.locator("img").evaluate("img => img.complete && img.naturalWidth")
         assert loaded, "the crop did not load"
@@ -344,7 +349,7 @@ def test_a_camera_die_on_the_history_page_shows_its_crop_and_can_be_corrected(
         page.fill("#c-pin", PIN)
         page.click("text=Record it")
         expect(page.locator("#c-done")).to_contain_text(f"die 1 shows {other}")
-        expect(page.locator("button.die").first).to_contain_text(f"d6:{face} → {other}")
+        expect(first).to_contain_text(f"d6:{face} → {other}")
         page.fill("#c-face", "7")  # no such face on a d6
         page.click("text=Record it")
         expect(page.locator("#c-error")).to_contain_text("no face 7")
@@ -401,6 +406,8 @@ def test_a_die_the_camera_is_unsure_of_is_settled_on_the_table_page(
             page.screenshot(path=str(SHOTS / "table-unsure.png"), full_page=True)
             throw = next(iter(ledger.entries(kind="throw")))
             assert throw.body["dice"][0]["face"] == 4 and throw.body["dice"][0]["confirms"]
+            page.reload()  # dice still to settle are listed again; the settled one is not
+            expect(page.locator("#unsure li")).to_have_count(len(result.uncertain) - 1)
 
 
 def test_a_d5_is_taught_by_throwing_and_naming_the_groups_on_the_devices_page(
