@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import hashlib
 from pathlib import Path
+from typing import Any
 
 import cv2
 import numpy as np
@@ -60,7 +61,7 @@ def test_a_die_the_camera_was_unsure_of_is_confirmed_once_and_feeds_the_check(
     soft = cv2.GaussianBlur(image, (0, 0), 6)  # pips blurred away: the camera only guesses
     with Ledger(tmp_path) as ledger:
         table = Table(ledger)
-        events: list[dict[str, object]] = []
+        events: list[dict[str, Any]] = []
         table.subscribe(events.append)
         check = table.create("d6pool", {"level": 2, "difficulty": 3})
         result = CameraSource("camera", Replay([]), DiceReader(), table).read_throw(soft)
