@@ -1,0 +1,95 @@
+"""`dicebridge bench vision`: how long the camera reader takes per settled frame, by frame
+size and die type, on one core, beside a naive SimpleBlobDetector pip counter.
+
+Rendered throws (vision/render.py: the tilted camera, blur, noise, JPEG) stand in
+for a camera: pip dice (d6) and taught numbered dice (d20, taught from the
+renderer's designs), at 640 × 640 (the issue's budget: 15 ms), a Pi camera's
+1280 × 960, and a wide view (2400 px, small dice: the finder's closer look).
+The reader reads each frame once; p50 and p90 of the times, and for 640 × 640
+d6s the blob counter's p50 on the same frames.  Planning for a Pi: its cores
+are some 3-5 times slower than this machine's.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import math
+import statistics
+import time
+from typing import Any
+
+SIZES = ((640, 640), (1280, 960), (2400, 2400))
+
+
+def add_subcommand(kinds: Any) -> None:
+    parser = kinds.add_parser("vision", help="camera reader: ms per frame by size and die")
+    parser.add_argument("--frames", type=int, default=20, help="frames per case (default 20)")
+    parser.add_argument("--json", action="store_true")
+    parser.set_defaults(handler=run)
+
+
+def _frames(die: str, size: tuple[int, int], count: int) -> list[Any]:
+    import cv2
+    import numpy as np
+
+    from vision.render import PALETTE, ThrowSpec, render_throw
+
+    rng = np.random.default_rng(17)
+    frames = []
+    for k in range(count):
+        spec = ThrowSpec(dice=(die,) * 4, looks=(PALETTE[2 if die == "d20" else k % 12],))
+        image = render_throw(spec, rng).image
+        w, h = size
+        if (w, h) == (2400, 2400):  # the same dice, a small share of a wide view
+            tray = [int(v) for v in np.median(image.reshape(-1, 3), axis=0)]
+            pad = (w - image.shape[1]) // 2
+            image = cv2.copyMakeBorder(image, pad, pad, pad, pad, cv2.BORDER_CONSTANT, value=tray)
+        elif (w, h) != image.shape[1::-1]:
+            image = cv2.resize(image, (h, h), interpolation=cv2.INTER_CUBIC)
+            image = cv2.copyMakeBorder(image, 0, 0, (w - h) // 2, (w - h) // 2,
+                                       cv2.BORDER_REPLICATE)  # fmt: skip
+        frames.append(image)
+    return frames
+
+
+def _times(read: Any, frames: list[Any]) -> list[float]:
+    out = []
+    for image in frames:
+        start = time.perf_counter()
+        read(image)
+        out.append((time.perf_counter() - start) * 1000)
+    return out
+
+
+def run(args: argparse.Namespace) -> int:
+    import cv2
+
+    from vision.baseline import BlobCounter
+    from vision.reader import DiceReader
+    from vision.teach_synthetic import taught_from_renders
+
+    cv2.setNumThreads(1)  # the figure is "on one core"
+    reader = DiceReader()
+    reader.add_dieset(taught_from_renders("d20", 2))
+    rows: list[dict[str, Any]] = []
+    for die in ("d6", "d20"):
+        for size in SIZES:
+            frames = _frames(die, size, args.frames)
+            reader.read(frames[0], die)  # warm up: the first call sets up the networks
+            ms = sorted(_times(lambda image, d=die: reader.read(image, d), frames))
+            row = {"die": die, "frame": f"{size[0]}x{size[1]}", "dice_per_frame": 4,
+                   "p50_ms": round(statistics.median(ms), 1),
+                   "p90_ms": round(ms[math.ceil(0.9 * len(ms)) - 1], 1)}  # fmt: skip
+            if die == "d6" and size == (640, 640):
+                blob = BlobCounter()
+                row["blob_counter_p50_ms"] = round(statistics.median(_times(blob.read, frames)), 1)
+            rows.append(row)
+            if not args.json:
+                extra = (f", blob counter {row['blob_counter_p50_ms']} ms"
+                         if "blob_counter_p50_ms" in row else "")  # fmt: skip
+                print(f"{die:4} {row['frame']:>9}: p50 {row['p50_ms']} ms, p90 {row['p90_ms']} ms"
+                      f"{extra}", flush=True)  # fmt: skip
+    if args.json:
+        print(json.dumps({"frames": args.frames, "cases": rows}))
+    return 0

@@ -1,0 +1,21 @@
+"""`dicebridge bench vision` runs every case (no timing is asserted: the figures are the
+benchmark's output, docs/vision.md)."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from dicebridge.cli import main
+
+
+def test_the_vision_benchmark_times_every_frame_size_and_die(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    assert main(["bench", "vision", "--frames", "2", "--json"]) == 0
+    out = json.loads(capsys.readouterr().out)
+    cases = {(c["die"], c["frame"]) for c in out["cases"]}
+    assert cases == {(d, f) for d in ("d6", "d20") for f in ("640x640", "1280x960", "2400x2400")}
+    assert all(c["p50_ms"] > 0 and c["p90_ms"] >= c["p50_ms"] for c in out["cases"])
+    assert [c for c in out["cases"] if "blob_counter_p50_ms" in c] == [out["cases"][0]]
