@@ -6,8 +6,8 @@ for a camera: pip dice (d6) and taught numbered dice (d20, taught from the
 renderer's designs), at 640 × 640 (the issue's budget: 15 ms), a Pi camera's
 1280 × 960, and a wide view (2400 px, small dice: the finder's closer look).
 The reader reads each frame once; p50 and p90 of the times, and for 640 × 640
-d6s the blob counter's p50 on the same frames.  Planning for a Pi: its cores
-are some 3-5 times slower than this machine's.
+d6s the blob counter's p50 on the same frames.  Run it on the Pi itself to plan
+for it: its cores are slower than a laptop's.
 """
 
 from __future__ import annotations
