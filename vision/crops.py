@@ -32,13 +32,22 @@ def crop_die(
     cx = (x0 + x1) / 2 + shift[0] * side
     cy = (y0 + y1) / 2 + shift[1] * side
     scale = size / side
-    matrix = cv2.getRotationMatrix2D((cx, cy), angle, scale)
-    matrix[0, 2] += size / 2 - cx
-    matrix[1, 2] += size / 2 - cy
     interpolation = cv2.INTER_AREA if scale < 1 else cv2.INTER_LINEAR
     if scale < 0.5:  # shrink in steps: one warp at a far smaller scale aliases small pips
         blur = max(1, math.ceil(0.5 / scale) | 1)
+        # blur only the window the crop samples (any turn) plus the kernel's reach, not
+        # the whole frame: a 1280 x 960 frame took 4 whole-frame blurs for 4 dice
+        h, w = image.shape[:2]
+        reach = side * 0.75 + 3 * 0.35 / scale + blur + 2
+        wx0, wy0 = max(0, int(cx - reach)), max(0, int(cy - reach))
+        wx1, wy1 = min(w, math.ceil(cx + reach) + 1), min(h, math.ceil(cy + reach) + 1)
+        if wx1 > wx0 and wy1 > wy0:
+            image = image[wy0:wy1, wx0:wx1]
+            cx, cy = cx - wx0, cy - wy0
         image = cv2.GaussianBlur(image, (blur, blur), 0.35 / scale)
+    matrix = cv2.getRotationMatrix2D((cx, cy), angle, scale)
+    matrix[0, 2] += size / 2 - cx
+    matrix[1, 2] += size / 2 - cy
     return cv2.warpAffine(
         image, matrix, (size, size), flags=interpolation, borderMode=cv2.BORDER_REPLICATE
     )
