@@ -20,6 +20,7 @@ import pytest
 from server.camera import CameraSource
 from server.ledger import Ledger
 from server.table import Table
+from tests.server.test_camera import _wait
 from vision.frames import CameraError, OpenCVCapture, is_live, open_camera
 from vision.reader import DiceReader
 from vision.render import ThrowSpec, render_settling
@@ -69,13 +70,6 @@ def _mjpeg_camera(port: int, frames: list[np.ndarray]) -> Iterator[None]:
         server.shutdown()
         server.server_close()
         thread.join(5)
-
-
-def _wait(condition: Any, seconds: float = 30.0) -> None:
-    deadline = time.monotonic() + seconds
-    while not condition():
-        assert time.monotonic() < deadline, "timed out"
-        time.sleep(0.05)
 
 
 def test_a_network_camera_that_goes_away_is_opened_again(tmp_path: Path) -> None:
