@@ -252,8 +252,7 @@ class Table:
     def throws(self, limit: int = 50) -> list[dict[str, Any]]:
         """The latest throws, newest first; a die a person confirmed or corrected carries
         ``confirmed`` (the face they gave, the latest if more than one)."""
-        rows = [{"id": e.id, "at": e.at, **e.body} for e in self._ledger.entries(kind="throw")]
-        rows = rows[-limit:][::-1]
+        rows = [{"id": e.id, "at": e.at, **e.body} for e in self._ledger.latest("throw", limit)]
         by_id = {row["id"]: row for row in rows}
         for entry in self._ledger.entries(kind="confirmation", after=rows[-1]["id"] if rows else 0):
             row = by_id.get(entry.body.get("throw"))

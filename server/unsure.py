@@ -52,8 +52,7 @@ def confirm_unsure(table: Table, row: int, face: int | None = None) -> dict[str,
 def unsure_readings(table: Table, limit: int = 50) -> list[dict[str, Any]]:
     """The latest unsure readings, newest first, each with ``confirmed``: the face a person
     gave and the throw row it went into, or None while nobody has."""
-    rows = [e for e in table.ledger.entries(kind="reading") if e.body.get("uncertain")]
-    rows = rows[-limit:][::-1]
+    rows = [e for e in table.ledger.latest("reading", limit) if e.body.get("uncertain")]
     if not rows:
         return []
     settled: dict[int, dict[str, int]] = {}

@@ -172,3 +172,14 @@ def test_a_nearly_full_disk_keeps_the_throw_but_not_its_picture(tmp_path: Path) 
         assert path is None and not (tmp_path / "crops" / f"{digest}.png").exists()
         with pytest.raises(LookupError, match="no crop"):
             ledger.crop(digest)
+
+
+def test_the_latest_rows_of_a_kind_come_newest_first(tmp_path: Path) -> None:
+    with Ledger(tmp_path) as ledger:
+        for n in range(5):
+            ledger.append("throw", {"n": n})
+            ledger.append("check", {"n": n})
+        latest = ledger.latest("throw", 2)
+        assert [e.body["n"] for e in latest] == [4, 3] and all(e.kind == "throw" for e in latest)
+        assert [e.body["n"] for e in ledger.latest("check", 10)] == [4, 3, 2, 1, 0]
+        assert ledger.latest("confirmation", 3) == []
