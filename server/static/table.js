@@ -86,6 +86,12 @@ function update(check) {
     cards.set(check.id, card);
     document.getElementById("checks").prepend(card);
   }
+  // the reply to a POST and the WebSocket event carry the same state: drawing it twice
+  // would wipe a die someone started typing in between
+  const { type, ...shown } = check;  // an event says "type": the state is the rest
+  const state = JSON.stringify(shown);
+  if (card.dataset.state === state) return;
+  card.dataset.state = state;
   const title = el("h3", {}, `${check.system} ${Object.entries(check.params || {}).map(([k, v]) => `${k}=${v}`).join(" ")}`);
   if (check.status === "resolved") {
     card.replaceChildren(title,
