@@ -16,6 +16,15 @@ function show(check) {
   }
 }
 listen((event) => {
-  if (event.type === "check") show(event);
-  if (event.type === "uncertain") document.getElementById("prompt").textContent = event.advice || "";
+  const picture = document.getElementById("unsure-picture");
+  if (event.type === "check") { show(event); picture.hidden = true; }
+  if (event.type === "uncertain") {
+    document.getElementById("prompt").textContent = event.advice || "";
+    // which die it means, as the camera saw it (the players look for that one)
+    picture.hidden = !event.crop;
+    if (event.crop) {
+      picture.src = `/api/crops/${event.crop}`;
+      picture.alt = `the ${event.die} the camera is unsure of`;
+    }
+  }
 }, (state) => { document.getElementById("live").textContent = state; });

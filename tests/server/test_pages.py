@@ -383,6 +383,9 @@ def test_a_die_the_camera_is_unsure_of_is_settled_on_the_table_page(
             page = browser.new_page()
             page.goto(f"{url}/")
             expect(page.locator("#live")).to_have_text("live")
+            kiosk = browser.new_page()
+            kiosk.goto(f"{url}/kiosk")
+            expect(kiosk.locator("#live")).to_have_text("live")
             page.select_option("#system", "d6pool")
             page.fill("#p-level", "2")
             page.fill("#p-difficulty", "3")
@@ -391,6 +394,10 @@ def test_a_die_the_camera_is_unsure_of_is_settled_on_the_table_page(
             expect(card.locator(".prompt")).to_have_text("throw 2 d6")
             result = camera.read_throw(soft)
             assert result.uncertain
+            shown = kiosk.locator("#unsure-picture")  # the kiosk shows which die it means
+            expect(shown).to_be_visible()
+            kiosk.wait_for_function("document.getElementById('unsure-picture').naturalWidth > 0")
+            expect(kiosk.locator("#prompt")).to_contain_text("d6")
             item = page.locator("#unsure li").first
             expect(item.locator("img")).to_be_visible()
             expect(item).to_contain_text("d6")
