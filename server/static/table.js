@@ -145,12 +145,10 @@ function unsure(event) {
 
 let hasCamera = false;  // the "read the tray again" button only where a camera is
 async function start() {
-  hasCamera = Boolean((await api("/api/health")).camera);
-  // dice the camera was unsure of in the last quarter hour that nobody has settled yet
-  const recent = (await api("/api/readings/unsure?limit=8")).filter((r) =>
-    !r.confirmed && Date.now() - Date.parse(r.at) < 15 * 60 * 1000);
-  for (const r of recent.reverse()) unsure(r);
-  systems = await api("/api/systems");
+  // the form first (people start typing at once); whether there is a camera comes with it
+  const [known, health] = await Promise.all([api("/api/systems"), api("/api/health")]);
+  systems = known;
+  hasCamera = Boolean(health.camera);
   const select = document.getElementById("system");
   for (const name of Object.keys(systems)) select.append(el("option", { value: name }, name));
   select.addEventListener("change", buildFields);
@@ -171,5 +169,9 @@ async function start() {
     if (event.type === "uncertain" && event.row) unsure(event);
   },
          (state) => { document.getElementById("live").textContent = state; });
+  // dice the camera was unsure of in the last quarter hour that nobody has settled yet
+  const recent = (await api("/api/readings/unsure?limit=8")).filter((r) =>
+    !r.confirmed && Date.now() - Date.parse(r.at) < 15 * 60 * 1000);
+  for (const r of recent.reverse()) unsure(r);
 }
 start();

@@ -252,6 +252,7 @@ def test_a_check_can_be_set_up_with_the_keyboard_alone(base: str, browser: objec
     assert isinstance(browser, Browser)
     page = browser.new_page()
     page.goto(base)
+    expect(page.locator("#p-might")).to_be_attached()  # the form is drawn (as a person sees)
     page.locator("#system").focus()
     page.keyboard.press("Tab")  # into the first field (might, for dφ)
     page.keyboard.type("1.5")
