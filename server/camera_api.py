@@ -14,7 +14,7 @@ from pydantic import BaseModel, Field
 from mechanics.reading import ReadingRefused
 from server.camera import CameraSource
 from server.collect import FaceCollector
-from server.diesets import DieSetStore
+from server.diesets import DieSetStore, summary
 from server.empty_tray import EmptyTrayError, EmptyTrayStore
 from server.ledger import LedgerError
 from server.table import Table
@@ -143,8 +143,7 @@ def camera_routes(
             taught = diesets.teach(name, body.die, body.value, frame, reader)
         except DieSetError as err:
             raise HTTPException(status_code=422, detail=str(err)) from None
-        return {"name": name, "die": taught.die, "taught": sorted(taught.crops),
-                "missing": taught.missing()}  # fmt: skip
+        return summary(taught)
 
     def _trays() -> EmptyTrayStore:
         if trays is None:
@@ -228,7 +227,6 @@ def camera_routes(
             taught = _collector().teach(name, body.values)
         except DieSetError as err:
             raise HTTPException(status_code=422, detail=str(err)) from None
-        return {"name": name, "die": taught.die, "taught": sorted(taught.crops),
-                "missing": taught.missing()}  # fmt: skip
+        return summary(taught)
 
     return router

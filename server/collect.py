@@ -25,7 +25,7 @@ from mechanics.reading import faces_of, normalise_face
 from server.diesets import DieSetStore
 from vision.cluster import Groups, teach_from_folders
 from vision.reader import DiceReader
-from vision.teach import DIE_TYPES, DieSet, DieSetError
+from vision.teach import DIE_TYPES, DieSet, DieSetError, reading_die
 
 GROUPS = "groups"
 VIEWS = 3  # pictures taught per group, at most
@@ -104,7 +104,7 @@ class FaceCollector:
         path = self._path(name)
         read = [cv2.imread(str(p), cv2.IMREAD_COLOR) for p in sorted(path.glob("*.png"))]
         regions: list[np.ndarray] = [r for r in read if r is not None]
-        faces = len(faces_of("d6" if meta["die"] == "d6_numeral" else meta["die"]))
+        faces = len(faces_of(reading_die(meta["die"])))
         if len(regions) < faces:
             raise DieSetError(f"{len(regions)} pictures collected: throw the {meta['die']} at "
                               f"least {faces} times (two or three times that is best)")  # fmt: skip
@@ -114,7 +114,7 @@ class FaceCollector:
 
     def picture(self, name: str, group: int) -> bytes:
         """The first picture of a group, as PNG (what the owner names the group by)."""
-        first = sorted((self._path(name) / GROUPS / f"group-{group:02d}").glob("*.png"))
+        first = sorted(_group(self._path(name), group).glob("*.png"))
         if not first:
             raise LookupError(f"{name!r} has no group {group}")
         return first[0].read_bytes()
@@ -123,23 +123,28 @@ class FaceCollector:
         """Teach the named groups (group -> face value) into the die set ``name``; two groups
         may name one face (a face seen two ways)."""
         meta = self._meta(name)
-        reading_die = "d6" if meta["die"] == "d6_numeral" else meta["die"]
+        reads_as = reading_die(meta["die"])
+        if not values:
+            raise DieSetError("name at least one group's face")
         path = self._path(name)
         named = path / "named"
         shutil.rmtree(named, ignore_errors=True)
         for group, value in values.items():
-            face = normalise_face(reading_die, value)
-            if face not in faces_of(reading_die):
+            face = normalise_face(reads_as, value)
+            if face not in faces_of(reads_as):
                 raise DieSetError(f"a {meta['die']} has no face {value}")
-            source = path / GROUPS / f"group-{group:02d}"
+            source = _group(path, group)
             if not source.is_dir():
                 raise DieSetError(f"there is no group {group}: group the pictures first")
             (named / str(face)).mkdir(parents=True, exist_ok=True)
             # a few views per face: each one taught makes reading a little slower
             for k, png in enumerate(sorted(source.glob("*.png"))[:VIEWS]):
                 shutil.copy(png, named / str(face) / f"{group:02d}-{k:03d}.png")
-        if not values:
-            raise DieSetError("name at least one group's face")
         dieset = teach_from_folders(named, name, meta["die"])
         self._store.save(dieset)
         return dieset
+
+
+def _group(path: Path, group: int) -> Path:
+    """Group ``group``'s folder of pictures (as vision.cluster.Groups.write names them)."""
+    return path / GROUPS / f"group-{group:02d}"

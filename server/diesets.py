@@ -56,12 +56,7 @@ class DieSetStore:
             return cached[1]
 
     def describe(self) -> list[dict[str, Any]]:
-        out: list[dict[str, Any]] = []
-        for name in self.names():
-            dieset = self.get(name)
-            out.append({"name": name, "die": dieset.die, "taught": sorted(dieset.crops),
-                        "missing": dieset.missing()})  # fmt: skip
-        return out
+        return [summary(self.get(name)) for name in self.names()]
 
     def teach(
         self, name: str, die: str, value: int, image: np.ndarray, reader: DiceReader
@@ -85,3 +80,9 @@ class DieSetStore:
         reader.diesets = {}
         for name in self.names():
             reader.add_dieset(self.get(name))
+
+
+def summary(dieset: DieSet) -> dict[str, Any]:
+    """A set as the API shows it: its name, die, the faces taught and those still to show."""
+    return {"name": dieset.name, "die": dieset.die, "taught": sorted(dieset.crops),
+            "missing": dieset.missing()}  # fmt: skip

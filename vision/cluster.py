@@ -17,7 +17,7 @@ import cv2
 import numpy as np
 
 from mechanics.reading import faces_of
-from vision.teach import DieSet, DieSetError
+from vision.teach import DieSet, DieSetError, reading_die
 
 
 def similarity(regions: list[np.ndarray], die: str) -> np.ndarray:
@@ -26,15 +26,11 @@ def similarity(regions: list[np.ndarray], die: str) -> np.ndarray:
     scores = np.eye(n)
     for i, region in enumerate(regions):
         probe = DieSet("probe", die)
-        probe.teach(faces_of(_reading_die(die))[0], region)
+        probe.teach(faces_of(reading_die(die))[0], region)
         for j in range(i + 1, n):
             match = probe.match(regions[j])
             scores[i, j] = scores[j, i] = match.score if match.seen else 0.0
     return scores
-
-
-def _reading_die(die: str) -> str:
-    return "d6" if die == "d6_numeral" else die
 
 
 @dataclass
@@ -53,7 +49,7 @@ class Groups:
         distance = 1.0 - similarity(regions, die)
         np.fill_diagonal(distance, 0.0)
         tree = linkage(squareform(np.clip(distance, 0, 2), checks=False), method="average")
-        faces = len(faces_of(_reading_die(die)))
+        faces = len(faces_of(reading_die(die)))
         labels = fcluster(tree, t=min(faces, len(regions)), criterion="maxclust")
         members: dict[int, list[np.ndarray]] = {}
         for label, region in zip(labels, regions, strict=True):

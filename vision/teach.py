@@ -54,6 +54,11 @@ class DieSetError(ValueError):
     """A die set that cannot be taught or loaded; the message says why."""
 
 
+def reading_die(die: str) -> str:
+    """The die type a taught die's readings carry (a numeral d6 is a d6)."""
+    return "d6" if die == "d6_numeral" else die
+
+
 @dataclass(frozen=True)
 class FaceMatch:
     value: int
@@ -138,7 +143,7 @@ class DieSet:
     @property
     def reading_die(self) -> str:
         """The die type its readings carry (a numeral d6 is a d6)."""
-        return "d6" if self.die == "d6_numeral" else self.die
+        return reading_die(self.die)
 
     def _seen(self, value: int, crop: np.ndarray) -> _Taught:
         region = cv2.resize(crop, (REGION, REGION), interpolation=cv2.INTER_AREA)
