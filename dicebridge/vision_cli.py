@@ -74,12 +74,8 @@ def _fail(message: str) -> int:
 
 def _reader_for(diesets: list[Path] | None) -> Any:
     from vision.reader import DiceReader
-    from vision.teach import DieSet
 
-    reader = DiceReader()
-    for folder in diesets or ():
-        reader.add_dieset(DieSet.load(folder))
-    return reader
+    return DiceReader.with_diesets(diesets or ())
 
 
 def run_eval(args: argparse.Namespace) -> int:

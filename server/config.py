@@ -8,6 +8,7 @@ The configuration is a value passed to whoever needs it — never a global.
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import tomllib
 from collections.abc import Mapping
@@ -141,8 +142,10 @@ def _from_file(data: dict[str, Any]) -> dict[str, Any]:
 def _size(value: Any) -> tuple[int, int]:
     """A camera resolution: [width, height] in the file, "WIDTHxHEIGHT" in the environment."""
     if isinstance(value, str):
-        parts = value.lower().split("x")
-        value = [int(p) for p in parts] if all(p.strip().isdigit() for p in parts) else value
+        from vision.frames import parse_size  # the camera's own parser (cv2: only when used)
+
+        with contextlib.suppress(ValueError):
+            value = list(parse_size(value))
     ok = isinstance(value, list) and len(value) == 2
     if not ok or not all(isinstance(v, int) and not isinstance(v, bool) and v >= 16 for v in value):
         raise ConfigError(f"camera_size must be [width, height] in pixels, not {value!r}")

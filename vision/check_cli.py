@@ -39,26 +39,22 @@ def run_check(args: argparse.Namespace) -> int:
 
     from vision.camera_check import check_camera
     from vision.faces import ModelError
-    from vision.frames import CameraError, Frame, open_camera
+    from vision.frames import CameraError, Frame, open_camera, parse_size
     from vision.pixels import FrameError, as_bgr8
     from vision.reader import DiceReader
-    from vision.teach import DieSet, DieSetError
+    from vision.teach import DieSetError
 
     try:
-        reader = DiceReader()
-        for folder in args.dieset or ():
-            reader.add_dieset(DieSet.load(folder))
+        reader = DiceReader.with_diesets(args.dieset or ())
         tray = None
         if args.empty_tray is not None:
             tray = cv2.imread(str(args.empty_tray), cv2.IMREAD_COLOR)
             if tray is None:
                 return _fail(f"cannot read {args.empty_tray} as an image")
-        size = None
-        if args.size:
-            width, _, height = args.size.lower().partition("x")
-            if not (width.isdigit() and height.isdigit()):
-                return _fail(f"--size is WIDTHxHEIGHT, like 1280x960, not {args.size!r}")
-            size = (int(width), int(height))
+        try:
+            size = parse_size(args.size) if args.size else None
+        except ValueError:
+            return _fail(f"--size is WIDTHxHEIGHT, like 1280x960, not {args.size!r}")
         camera = open_camera(args.camera, size)
     except (ModelError, DieSetError, CameraError) as err:
         return _fail(str(err))

@@ -176,6 +176,14 @@ class Replay:
         self.closed = True
 
 
+def parse_size(text: str) -> tuple[int, int]:
+    """A resolution written WIDTHxHEIGHT ("1280x960") as (width, height); ValueError else."""
+    width, sep, height = text.lower().partition("x")
+    if not (sep and width.strip().isdigit() and height.strip().isdigit()):
+        raise ValueError(f"a size is WIDTHxHEIGHT, like 1280x960, not {text!r}")
+    return int(width), int(height)
+
+
 def is_live(spec: str) -> bool:
     """Whether a camera setting names a live camera (the Pi camera, a webcam, a stream),
     which is opened again when lost, rather than a file or folder, which ends."""

@@ -11,7 +11,9 @@ an error and never turned into a made-up value.
 from __future__ import annotations
 
 import time
+from collections.abc import Iterable
 from dataclasses import dataclass, field
+from pathlib import Path
 
 import cv2
 import numpy as np
@@ -111,6 +113,15 @@ class DiceReader:
 
     def add_dieset(self, dieset: DieSet) -> None:
         self.diesets[dieset.die] = dieset
+
+    @classmethod
+    def with_diesets(cls, folders: Iterable[Path]) -> DiceReader:
+        """A reader that also reads the die sets taught in ``folders`` (DieSetError if one
+        cannot be loaded)."""
+        reader = cls()
+        for folder in folders:
+            reader.add_dieset(DieSet.load(folder))
+        return reader
 
     def find(self, image: np.ndarray, empty_tray: np.ndarray | None = None) -> list[Found]:
         found = self.finder.find(image, empty_tray)
