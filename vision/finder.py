@@ -131,13 +131,14 @@ class DieFinder:
     def find(self, image: np.ndarray, empty_tray: np.ndarray | None = None) -> list[Found]:
         """Dice in ``image`` (a view of the tray: dice about 3–12% of its width)."""
         found = self._find_at(image, 1.0)
-        if found and self.small is not None and _median_side(found, image) < self.small:
+        side = _median_side(found, image) if found else 0.0
+        if found and self.small is not None and side < self.small:
             # small dice: the boxes may be at the network's smallest (11-14 px of its 256),
             # up to 1.7 times the die.  Looked at twice as large, they fit; those finds are
             # taken when they are clearly smaller (dice merely small keep their first finds:
             # their crops are what the face network learnt from)
             closer = self.find_closer(image)
-            if closer and _median_side(closer, image) < SHRUNK * _median_side(found, image):
+            if closer and _median_side(closer, image) < SHRUNK * side:
                 found = closer
         if empty_tray is not None and empty_tray.shape == image.shape:
             h, w = image.shape[:2]
