@@ -1,4 +1,6 @@
 "use strict";
+// the headers of an admin request: the PIN typed at the top of the page
+const admin = () => ({ "content-type": "application/json", "X-Admin-PIN": document.getElementById("pin").value });
 async function refresh() {
   const health = await api("/api/health");
   const details = health.source_details || {};
@@ -34,7 +36,7 @@ document.getElementById("teach").addEventListener("submit", async (ev) => {
   const name = document.getElementById("set-name").value;
   try {
     await api(`/api/diesets/${encodeURIComponent(name)}/teach`, { method: "POST",
-      headers: { "content-type": "application/json", "X-Admin-PIN": document.getElementById("pin").value },
+      headers: admin(),
       body: { die: document.getElementById("set-die").value, value: parseInt(document.getElementById("face").value, 10) } });
     error.textContent = "";
     diesets();
@@ -45,7 +47,7 @@ diesets().catch(() => {});
 document.getElementById("show-settings").addEventListener("click", async () => {
   const error = document.getElementById("settings-error");
   try {
-    const settings = await api("/api/settings", { headers: { "X-Admin-PIN": document.getElementById("pin").value } });
+    const settings = await api("/api/settings", { headers: admin() });
     document.getElementById("settings").replaceChildren(...Object.entries(settings).map(([k, v]) =>
       el("tr", {}, el("th", { scope: "row" }, k), el("td", {}, typeof v === "object" && v !== null ? JSON.stringify(v) : String(v)))));
     error.textContent = "";
@@ -67,7 +69,7 @@ async function emptyTray(method) {
   const error = document.getElementById("tray-error");
   try {
     const options = method === "GET" ? {} : { method,
-      headers: { "content-type": "application/json", "X-Admin-PIN": document.getElementById("pin").value },
+      headers: admin(),
       body: method === "POST" ? { source: "camera" } : undefined };
     showTray(await api("/api/empty-tray", options));
     error.textContent = "";
@@ -79,7 +81,6 @@ emptyTray("GET");
 
 // Teaching by throwing: collect settled one-die throws, group them, name the groups.
 const setName = () => encodeURIComponent(document.getElementById("set-name").value);
-const admin = () => ({ "content-type": "application/json", "X-Admin-PIN": document.getElementById("pin").value });
 function showCollect(c) {
   document.getElementById("collect-state").textContent =
     `${c.name} (${c.die}): ${c.pictures} pictures${c.collecting ? ", collecting" : ""}` +
