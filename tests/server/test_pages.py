@@ -258,14 +258,20 @@ def test_a_check_can_be_set_up_with_the_keyboard_alone(base: str, browser: objec
     page.keyboard.type("1.5")
     expect(page.locator("#odds")).to_contain_text("%")
     page.keyboard.press("Enter")  # submits the form
-    card = page.locator("article.card").first
-    expect(card.locator(".prompt")).to_have_text("throw 1 d10")
+    first = page.locator("article.card").first
+    expect(first.locator(".prompt")).to_have_text("throw 1 d10")
+    card = page.locator(f"article.card[data-check='{first.get_attribute('data-check')}']")
     expect(card.get_by_label("d10 number 1")).to_be_focused()  # the new check takes the focus
     before = card.inner_text()
     page.keyboard.type("9")
     page.keyboard.press("Enter")
     expect(card).not_to_have_text(before)  # the card changed: the die was taken
-    latest = page.request.get(f"{base}/api/throws?limit=1").json()[0]
+    deadline = time.monotonic() + 10  # and it is in the record (the page may redraw first)
+    while True:
+        latest = page.request.get(f"{base}/api/throws?limit=1").json()[0]
+        if latest["check"] == card.get_attribute("data-check") or time.monotonic() > deadline:
+            break
+        time.sleep(0.1)
     assert [(d["die"], d["face"]) for d in latest["dice"]] == [("d10", 9)]
     assert page.locator("[aria-live]").count() >= 2  # results are announced
 
