@@ -35,9 +35,11 @@ def onnx_weights(path: Path) -> tuple[list[tuple[Any, Any]], list[tuple[Any, Any
     return convs, linears
 
 
-def load_into(net: Any, path: Path, sample: Any) -> None:
+def load_into(net: Any, path: Path, sample: Any, *, convs_only: bool = False) -> None:
     """Put the weights of ONNX file ``path`` into ``net`` (a torch module of the same
-    layers, in the same order); ``sample`` is a batch of real inputs for the batch norms."""
+    layers, in the same order); ``sample`` is a batch of real inputs for the batch norms.
+    ``convs_only``: the file was trained on another crop size, so its linear layers do
+    not fit; the convolutions are taken and the linear layers keep their fresh weights."""
     import torch
     import torch.nn as nn
 
@@ -45,6 +47,8 @@ def load_into(net: Any, path: Path, sample: Any) -> None:
     conv_layers = [m for m in net.modules() if isinstance(m, nn.Conv2d)]
     norms = [m for m in net.modules() if isinstance(m, nn.BatchNorm2d)]
     lin_layers = [m for m in net.modules() if isinstance(m, nn.Linear)]
+    if convs_only:
+        linears, lin_layers = [], []
     if len(conv_layers) != len(convs) or len(lin_layers) != len(linears):
         raise SystemExit(f"{path} does not have the layers of this network")
     if len(norms) != len(conv_layers):

@@ -56,6 +56,9 @@ def main() -> None:
     parser.add_argument("--width", type=float, default=1.0, help="channel multiplier")
     parser.add_argument("--init", type=Path, metavar="ONNX",
                         help="start from this network (vision/training/recover.py)")  # fmt: skip
+    parser.add_argument("--init-convs", type=Path, metavar="ONNX",
+                        help="start the convolutions from this network, trained on another "
+                        "crop size (its linear layers start fresh)")  # fmt: skip
     parser.add_argument("--lr", type=float, default=3e-3, help="peak learning rate")
     parser.add_argument("--photo-weight", type=float, default=1.0, metavar="W",
                         help="draw crops of photos W times as often as renders")  # fmt: skip
@@ -75,10 +78,11 @@ def main() -> None:
     classes = int(y.max()) + 1
     size = x.shape[-1]
     net = build_net(classes, size, args.width).to(dev)
-    if args.init is not None:
+    if args.init is not None or args.init_convs is not None:
         from vision.training.recover import load_into
 
-        load_into(net, args.init, x[torch.randperm(len(x), device=dev)[:1024]])
+        sample = x[torch.randperm(len(x), device=dev)[:1024]]
+        load_into(net, args.init or args.init_convs, sample, convs_only=args.init is None)
     opt = torch.optim.AdamW(net.parameters(), args.lr, weight_decay=1e-4)
     steps = args.epochs * (len(y) // 128 + 1)
     sched = torch.optim.lr_scheduler.OneCycleLR(opt, args.lr, total_steps=steps)
@@ -120,7 +124,8 @@ def main() -> None:
         "width": args.width,
         "epochs": args.epochs,
         "classes": classes,
-        "started_from": str(args.init) if args.init else None,
+        "started_from": str(args.init or args.init_convs or "") or None,
+        "convs_only": args.init is None and args.init_convs is not None,
         "lr": args.lr,
         "photo_weight": args.photo_weight,
         "trained_on": "vision.training.crops_set: training half of ../shared/data/photos "
