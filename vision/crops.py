@@ -12,7 +12,7 @@ import math
 import cv2
 import numpy as np
 
-CROP_SIZE = 32
+CROP_SIZE = 48  # the face network's crop side (vision/models/faces.json)
 MARGIN = 1.15  # the crop's side over the box's longer side
 
 

@@ -1,7 +1,7 @@
 """Reading pip dice (d6) and Fudge dice (dF) from their crops: a small trained network.
 
 The network (``vision/models/faces.onnx``, run by OpenCV's dnn module) sorts a
-32 × 32 crop into: not a die, a d6 showing 1–6 pips, a Fudge die showing −,
+48 × 48 crop into: not a die, a d6 showing 1–6 pips, a Fudge die showing −,
 blank or +, a cocked die (leaning, no face up), and a d6 whose pips make no
 real face.  It learnt the top face from oblique photos, so pips on the side
 faces do not count.  A crop the first look is unsure of is read at four quarter
@@ -65,6 +65,13 @@ class FaceClassifier:
         except cv2.error as err:
             raise ModelError(f"cannot load the face model {path}: {err}") from None
         self._net.setPreferableBackend(cv2.dnn.DNN_BACKEND_OPENCV)
+        try:  # a network for another crop side fails here, not on the first throw
+            self._forward([np.zeros((self.size, self.size, 3), np.uint8)])
+        except cv2.error:
+            raise ModelError(
+                f"the face model {path} does not take {self.size} x {self.size} crops: "
+                f"its {path.with_suffix('.json').name} must give its crop side as 'size'"
+            ) from None
 
     def _forward(self, crops: list[np.ndarray]) -> np.ndarray:
         self._net.setInput(to_blob(crops))
