@@ -345,8 +345,13 @@ def test_a_camera_die_on_the_history_page_shows_its_crop_and_can_be_corrected(
         expect(page.locator("#unsure-rows img").first).to_be_visible()
         first = page.locator(f"button.die[aria-label^='row {row.id}, die 1:']")
         expect(first.locator("img")).to_be_visible()
-        loaded = first.locator("img").evaluate("img => img.complete && img.naturalWidth")
-        assert loaded, "the crop did not load"
+        # the picture loads after the row is drawn (lazily): wait for it, up to 5 s
+        page.wait_for_function(
+            "sel => { const img = document.querySelector(sel);"
+            " return img !== null && img.complete && img.naturalWidth > 0; }",
+            arg=f"button.die[aria-label^='row {row.id}, die 1:'] img",
+            timeout=5000,
+        )
         face = row.body["dice"][0]["face"]
         other = face % 6 + 1
         first.click()
