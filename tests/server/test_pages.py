@@ -349,9 +349,8 @@ def test_a_camera_die_on_the_history_page_shows_its_crop_and_can_be_corrected(
         expect(first.locator("img")).to_be_visible()
         # the picture loads after the row is drawn (lazily): wait for it, up to 5 s
         page.wait_for_function(
-            "sel => { const img = document.querySelector(sel);"
-            " return img !== null && img.complete && img.naturalWidth > 0; }",
-            arg=f"button.die[aria-label^='row {row.id}, die 1:'] img",
+            "img => img.complete && img.naturalWidth > 0",
+            arg=first.locator("img").element_handle(),
             timeout=5000,
         )
         face = row.body["dice"][0]["face"]

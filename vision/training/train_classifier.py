@@ -78,11 +78,12 @@ def main() -> None:
     classes = int(y.max()) + 1
     size = x.shape[-1]
     net = build_net(classes, size, args.width).to(dev)
-    if args.init is not None or args.init_convs is not None:
+    init_from = args.init or args.init_convs  # a whole network, or only its convolutions
+    if init_from is not None:
         from vision.training.recover import load_into
 
         sample = x[torch.randperm(len(x), device=dev)[:1024]]
-        load_into(net, args.init or args.init_convs, sample, convs_only=args.init is None)
+        load_into(net, init_from, sample, convs_only=args.init is None)
     opt = torch.optim.AdamW(net.parameters(), args.lr, weight_decay=1e-4)
     steps = args.epochs * (len(y) // 128 + 1)
     sched = torch.optim.lr_scheduler.OneCycleLR(opt, args.lr, total_steps=steps)
@@ -124,8 +125,8 @@ def main() -> None:
         "width": args.width,
         "epochs": args.epochs,
         "classes": classes,
-        "started_from": str(args.init or args.init_convs or "") or None,
-        "convs_only": args.init is None and args.init_convs is not None,
+        "started_from": str(init_from) if init_from is not None else None,
+        "convs_only": init_from is not None and args.init is None,
         "lr": args.lr,
         "photo_weight": args.photo_weight,
         "trained_on": "vision.training.crops_set: training half of ../shared/data/photos "
