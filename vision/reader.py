@@ -24,7 +24,7 @@ from vision.crops import crop_die
 from vision.faces import FaceClassifier
 from vision.finder import DieFinder, Found, find_by_difference
 from vision.pixels import as_bgr8
-from vision.teach import SIDE, DieSet
+from vision.teach import SIDE, DieSet, FaceMatch
 
 SURE = 0.7  # at or above: a reading; below: uncertain (see docs/vision.md)
 LIKELY = 0.45  # at or above (but below SURE): "confirm: V?"; below: re-throw
@@ -185,8 +185,7 @@ class DiceReader:
         self, image: np.ndarray, found: list[Found], dieset: DieSet, start: float
     ) -> ThrowReading:
         dice = []
-        for f in found:
-            match = dieset.read(image, f.box)
+        for f, match in _one_per_body(image, found, dieset):
             if match.confidence == 0.0 and (f.score < 0.6 or not match.seen):
                 continue  # matches no taught face and the finder was unsure, or no die body
             # the body's own outline says better than the finder's box whether the die is whole
@@ -226,6 +225,40 @@ class DiceReader:
             guess.problem,
         )  # fmt: skip
         return ThrowReading((reading,), (time.perf_counter() - start) * 1000)
+
+
+SAME_BODY = 0.7  # two finds whose die bodies overlap this much (IoU) are one die
+
+
+def _iou(a: tuple[float, float, float, float], b: tuple[float, float, float, float]) -> float:
+    ix = max(0.0, min(a[2], b[2]) - max(a[0], b[0]))
+    iy = max(0.0, min(a[3], b[3]) - max(a[1], b[1]))
+    union = (a[2] - a[0]) * (a[3] - a[1]) + (b[2] - b[0]) * (b[3] - b[1]) - ix * iy
+    return ix * iy / union if union > 0 else 0.0
+
+
+def _one_per_body(
+    image: np.ndarray, found: list[Found], dieset: DieSet
+) -> list[tuple[Found, FaceMatch]]:
+    """Each find with its match, one per die: two finds that cover one die (each box on
+    a part of it, side numerals near its centre) are read once more from the body's own
+    outline, so the numeral is sought from the die's centre, not from the side of it."""
+    read = [(f, dieset.read(image, f.box)) for f in found]
+    kept: list[tuple[Found, FaceMatch]] = []
+    for f, match in read:
+        twin = next(
+            (k for k, (_, m) in enumerate(kept)
+             if m.outline and match.outline and _iou(m.outline, match.outline) >= SAME_BODY),
+            None,
+        )  # fmt: skip
+        if twin is None or match.outline is None:
+            kept.append((f, match))
+            continue
+        first = kept[twin][0]
+        body = match.outline
+        joined = Found(body, max(f.score, first.score))
+        kept[twin] = (joined, dieset.read(image, body))
+    return kept
 
 
 CROP_INSET = 0.08  # a die's crop photo shows a little tray around the die on every side

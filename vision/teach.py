@@ -81,6 +81,24 @@ def _confidence(score: float, second: float) -> float:
     return float(np.clip(0.5 + 0.2 * (ratio - 1.0) / (MIN_RATIO - 1.0), 0.0, 1.0))
 
 
+def _ranked(scores: dict[int, float]) -> list[tuple[int, float]]:
+    return sorted(scores.items(), key=lambda kv: -kv[1])
+
+
+def _surest(ink: dict[int, float], both: dict[int, float]) -> tuple[int, float, float, float]:
+    """The answer (value, score, the next face's score, confidence) from the ink's scores,
+    or, where the ink's detail leads to the same face more surely, from the two's (the
+    detail alone never changes an answer: it drops far when a pose is a little off)."""
+    answers = []
+    for scores in (ink, both):
+        ranked = _ranked(scores)
+        value, score = ranked[0]
+        second = ranked[1][1] if len(ranked) > 1 else 0.0
+        answers.append((value, score, second, _confidence(score, second)))
+    plain, detailed = answers
+    return detailed if detailed[0] == plain[0] and detailed[3] > plain[3] else plain
+
+
 def _geometry(box: tuple[float, float, float, float]) -> tuple[float, float, float]:
     """How region() maps its square on the frame: frame pixels per region pixel, and the
     frame position of the square's top left corner (x, y)."""
@@ -245,9 +263,8 @@ class DieSet:
         if colour_gap(colour, self._colours) > FOREIGN:  # someone else's die, or no die
             seen = not body.carved
             return FaceMatch(bank.values[0], 0.0, 0.0, 0.0, seen, outline, foreign=seen)
-        scores = bank.best(Marks.of(region, body, self._polarity))
-        ranked = sorted(scores.items(), key=lambda kv: -kv[1])
-        if len(ranked) > 1 and _confidence(ranked[0][1], ranked[1][1]) >= CHECK_FROM:
+        ink, both = bank.best(Marks.of(region, body, self._polarity))
+        if _surest(ink, both)[3] >= CHECK_FROM and len(ink) > 1:
             # a sure answer is checked on the die cut a little closer (another resampling,
             # another body outline): the leading faces' scores are averaged over both, so
             # that a die read one way or another by a pixel's difference is not sure
@@ -256,13 +273,12 @@ class DieSet:
             closer = cv2.resize(region[o : o + side, o : o + side], (REGION, REGION))
             again = locate(closer, margin * CLOSER)
             if again is not None:
-                leading = {v for v, _ in ranked[:2]}
-                more = bank.best(Marks.of(closer, again, self._polarity), leading)
-                scores = {v: (s + more[v]) / 2 if v in more else s for v, s in scores.items()}
-                ranked = sorted(scores.items(), key=lambda kv: -kv[1])
-        value, score = ranked[0]
-        second = ranked[1][1] if len(ranked) > 1 else 0.0
-        sure = _confidence(score, second)
+                leading = {_ranked(ink)[0][0], _ranked(ink)[1][0]}
+                leading |= {_ranked(both)[0][0], _ranked(both)[1][0]}
+                more_ink, more_both = bank.best(Marks.of(closer, again, self._polarity), leading)
+                ink = {v: (s + more_ink[v]) / 2 if v in more_ink else s for v, s in ink.items()}
+                both = {v: (s + more_both[v]) / 2 if v in more_both else s for v, s in both.items()}
+        value, score, second, sure = _surest(ink, both)
         seen = sure > 0 or not body.carved  # a carved body that matches no face is no die
         return FaceMatch(value, score, score - second, sure, seen, outline)
 
