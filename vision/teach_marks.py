@@ -281,16 +281,15 @@ class Bank:
             only = set(sorted(ranked, key=lambda v: -ranked[v])[:REFINE])
         # stage 2, fine, for the closest faces: each view at its pose(s), then the best
         # nudged finer than the first stage's grid
-        plain = [-1.0] * count
         scores = [-1.0] * count
         best_at = [(0.0, 1.0)] * count
 
         def better(n: int, turn: float, scale: float) -> None:
-            ink, detail = self._compare(query, n, turn, scale)
-            plain[n] = max(plain[n], ink)
-            if (ink + detail) / 2 > scores[n]:
-                scores[n], best_at[n] = (ink + detail) / 2, (turn, scale)
+            score = self._compare(query, n, turn, scale)
+            if score > scores[n]:
+                scores[n], best_at[n] = score, (turn, scale)
 
+        both: dict[int, float] = {}
         for value in only:
             views = [n for n, v in enumerate(self.values) if v == value]
             for n in views:
@@ -300,8 +299,10 @@ class Bank:
             turn, scale = best_at[n]
             for dturn, dscale in _NUDGES:
                 better(n, turn + dturn, scale * dscale)
-        by_ink, by_both = self._faces(plain), self._faces(scores)
-        return {v: by_ink[v] for v in only}, {v: by_both[v] for v in only}
+            n = max(views, key=lambda n: scores[n])
+            both[value] = (scores[n] + self._compare_detail(query, n, *best_at[n])) / 2
+        found = self._faces(scores)
+        return {v: found[v] for v in only}, both
 
     def _coarse_scores(self, query: Marks, at: np.ndarray) -> np.ndarray:
         """Every view against the query at half resolution at the poses ``at`` (the same
@@ -343,16 +344,17 @@ class Bank:
             best[value] = max(best.get(value, -1.0), score)
         return best
 
-    def _compare(self, query: Marks, n: int, turn: float, scale: float) -> tuple[float, float]:
+    def _compare(self, query: Marks, n: int, turn: float, scale: float) -> float:
         """View ``n`` against the query at this pose, at full resolution (the coarse stage
-        is :meth:`_coarse_scores`): normalised cross-correlations of the ink and of its
-        detail.  The ink's is mostly the numeral's blob: it put a rendered d20's "10",
-        "16" and "18" within 0.01 of each other (0.99), so that many were left to
-        "confirm"; the detail (strokes, the holes of "0", "6" and "8") tells them apart,
-        but drops far where a pose is a little off, so it is never used alone."""
-        side = WINDOW + 2 * SLACK
-        posed = window(query.ink, query.centre, turn, scale, side)
-        ink = cv2.matchTemplate(posed, self._windows[n], cv2.TM_CCOEFF_NORMED).max()
-        posed = window(query.detail, query.centre, turn, scale, side)
-        detail = cv2.matchTemplate(posed, self._details[n], cv2.TM_CCOEFF_NORMED).max()
-        return float(ink), float(detail)
+        is :meth:`_coarse_scores`): the normalised cross-correlation of their ink."""
+        posed = window(query.ink, query.centre, turn, scale, WINDOW + 2 * SLACK)
+        return float(cv2.matchTemplate(posed, self._windows[n], cv2.TM_CCOEFF_NORMED).max())
+
+    def _compare_detail(self, query: Marks, n: int, turn: float, scale: float) -> float:
+        """The same for the ink's detail, at the pose the ink found.  The ink's score is
+        mostly the numeral's blob: it put a rendered d20's "10", "16" and "18" within 0.01
+        of each other (0.99), so that many were left to "confirm"; the detail (strokes,
+        the holes of "0", "6" and "8") tells them apart, but drops far when a pose is a
+        little off, so it is never used alone."""
+        posed = window(query.detail, query.centre, turn, scale, WINDOW + 2 * SLACK)
+        return float(cv2.matchTemplate(posed, self._details[n], cv2.TM_CCOEFF_NORMED).max())
