@@ -251,13 +251,11 @@ def _one_per_body(
              if m.outline and match.outline and _iou(m.outline, match.outline) >= SAME_BODY),
             None,
         )  # fmt: skip
-        if twin is None or match.outline is None:
+        if twin is None or match.outline is None:  # (the second test is for mypy)
             kept.append((f, match))
             continue
-        first = kept[twin][0]
-        body = match.outline
-        joined = Found(body, max(f.score, first.score))
-        kept[twin] = (joined, dieset.read(image, body))
+        joined = Found(match.outline, max(f.score, kept[twin][0].score))
+        kept[twin] = (joined, dieset.read(image, match.outline))
     return kept
 
 

@@ -273,8 +273,7 @@ class DieSet:
             closer = cv2.resize(region[o : o + side, o : o + side], (REGION, REGION))
             again = locate(closer, margin * CLOSER)
             if again is not None:
-                leading = {_ranked(ink)[0][0], _ranked(ink)[1][0]}
-                leading |= {_ranked(both)[0][0], _ranked(both)[1][0]}
+                leading = {v for scores in (ink, both) for v, _ in _ranked(scores)[:2]}
                 more_ink, more_both = bank.best(Marks.of(closer, again, self._polarity), leading)
                 ink = {v: (s + more_ink[v]) / 2 if v in more_ink else s for v, s in ink.items()}
                 both = {v: (s + more_both[v]) / 2 if v in more_both else s for v, s in both.items()}

@@ -176,7 +176,7 @@ class Marks:
     ink: np.ndarray
     centre: tuple[float, float]
     spectrum: np.ndarray  # (ANGLES // 2 + 1) × RADII, complex
-    detail: np.ndarray  # the ink's strokes and holes without its blob (see Bank._compare)
+    detail: np.ndarray  # the ink's strokes and holes without its blob (Bank._compare_detail)
 
     @classmethod
     def of(cls, region: np.ndarray, body: Body, polarity: int = 0, blur: float = 0.0) -> Marks:
@@ -245,7 +245,7 @@ class Bank:
     ) -> tuple[dict[int, float], dict[int, float]]:
         """The closest taught faces' best normalised cross-correlations with ``query`` over
         their views, −1..1 (the REFINE closest, or the faces ``only``): of the ink alone,
-        and the mean of the ink's and its detail's (see :meth:`_compare`)."""
+        and the mean of the ink's and its detail's (see :meth:`_compare_detail`)."""
         if self._stacked is None:  # frequency × RADII × taught views
             self._stacked = np.ascontiguousarray(np.stack(self._spectra, axis=-1))
             coarse = np.stack(self._coarse)
