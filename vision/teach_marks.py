@@ -56,6 +56,8 @@ SLACK = 3  # view pixels: how far the ink's centre may be off, either way
 COARSE = 2  # the second stage first compares every view at this stride, then ...
 REFINE = 3  # ... this many closest faces at full resolution
 TURNS = 2  # the first stage's best turns tried per view
+FINE_VIEWS = 6  # ... and the views of a face compared at full resolution: its likeliest
+# (a face taught from more than one photo has 6 views a photo; see docs/vision.md)
 _NUDGES = [(np.radians(a), 1.0) for a in (-1.5, 1.5)] + [(0.0, 0.95), (0.0, 1.05)]
 # teach-time variants of each face: blur sigmas in view pixels (a die seen smaller)
 VARIANTS = (0.0, 1.2)
@@ -264,21 +266,27 @@ class Bank:
         peaks = by_turn >= _circular_max(by_turn, ANGLES // 12)
         turns = np.argsort(-np.where(peaks, by_turn, -np.inf), axis=0)[:TURNS]  # TURNS × views
 
-        def pose(turn: int, n: int) -> tuple[float, float]:
-            return float(_TURN[turn]), _STEP ** float(SCALE_SHIFT - scale_at[turn, n])
-
-        poses: dict[int, list[tuple[float, float]]] = {
-            n: [pose(t, n) for t in turns[:, n]] for n in chosen
-        }
-        if only is None:
+        # every view's TURNS poses (turn, scale), as arrays: views × TURNS × 2
+        views_at = np.arange(count)
+        every = np.stack([_TURN[turns], _STEP ** (SCALE_SHIFT - scale_at[turns, views_at])], -1)
+        every = every.transpose(1, 0, 2)
+        poses: dict[int, list[tuple[float, float]]]
+        if only is not None:  # the faces asked for, each view at each of its turns
+            poses = {n: [(float(t), float(k)) for t, k in every[n]] for n in chosen}
+            prior = by_turn.max(axis=0)
+        else:
             # stage 2, coarse: every view at each of its turns, square against square at
             # half resolution, to find the closest faces and each view's best turn
-            every = np.array([poses[n] for n in range(count)])  # views × TURNS × (turn, scale)
             tried = self._coarse_scores(query, every.reshape(-1, 2)).reshape(count, TURNS)
-            for n in range(count):
-                poses[n] = [poses[n][int(tried[n].argmax())]]
+            pick = tried.argmax(axis=1)
+            prior = tried.max(axis=1)
             ranked = self._faces(list(tried.max(axis=1)))
             only = set(sorted(ranked, key=lambda v: -ranked[v])[:REFINE])
+            poses = {
+                n: [(float(every[n, pick[n], 0]), float(every[n, pick[n], 1]))]
+                for n, v in enumerate(self.values)
+                if v in only
+            }
         # stage 2, fine, for the closest faces: each view at its pose(s), then the best
         # nudged finer than the first stage's grid
         scores = [-1.0] * count
@@ -292,6 +300,7 @@ class Bank:
         both: dict[int, float] = {}
         for value in only:
             views = [n for n, v in enumerate(self.values) if v == value]
+            views = sorted(views, key=lambda n: -prior[n])[:FINE_VIEWS]
             for n in views:
                 for at in poses[n]:
                     better(n, *at)
