@@ -27,6 +27,10 @@ from vision.pixels import as_bgr8
 from vision.teach import SIDE, DieSet, FaceMatch
 
 SURE = 0.7  # at or above: a reading; below: uncertain (see docs/vision.md)
+BLURRED = 0.15  # a die's outline less steep than this (sharpness()) is blurred: a blank
+# Fudge face read from it may be pips or a sign blurred away (rendered d6s at σ 6 px:
+# 0.08–0.14; byler's phone photos: 0.19 and up)
+BLUR = "blurred"
 LIKELY = 0.45  # at or above (but below SURE): "confirm: V?"; below: re-throw
 FOREIGN = "not of the set"  # a numbered die whose colour no taught face has
 EDGE = 2.0  # a box this close to the frame's edge is cut by it ...
@@ -89,6 +93,8 @@ def _advice(
     if problem == FOREIGN:  # a numbered die of another colour than the taught set's
         other = f"{colour} die" if colour else "other die"
         return f"take the {other} out of the tray: it is not one of the taught {die}s"
+    if problem == BLUR:
+        return f"the {name} is blurred: focus the camera, then re-throw it"
     if problem == "impossible pips":
         return f"look at the {name}: its pips make no real face (a misprint, or something on it?)"
     if value is not None and confidence >= LIKELY:
@@ -150,7 +156,10 @@ class DiceReader:
                 kind, value, conf = (die if die != "any" else "d6"), None, 0.0
             else:
                 kind, value, conf = guess.die, guess.value, guess.confidence
-            dice.append(self._die_reading(image, f.box, kind, value, conf, crop, guess.problem))
+            problem = guess.problem
+            if (kind, value) == ("dF", 0) and sharpness(image, f.box) < BLURRED:
+                problem = BLUR  # a blank face, or pips blurred away: not told apart
+            dice.append(self._die_reading(image, f.box, kind, value, conf, crop, problem))
         problem = "" if dice else "no dice seen"
         return ThrowReading(tuple(dice), (time.perf_counter() - start) * 1000, problem)
 
@@ -225,6 +234,25 @@ class DiceReader:
             guess.problem,
         )  # fmt: skip
         return ThrowReading((reading,), (time.perf_counter() - start) * 1000)
+
+
+def sharpness(image: np.ndarray, box: tuple[float, float, float, float]) -> float:
+    """How steep the die's outline is: the steepest grey gradient around the die (its
+    99th percentile, per pixel of a 64-px view of the box and a quarter of it around)
+    over the view's grey range (2nd to 98th percentile).  About 0.3–0.7 in focus."""
+    x0, y0, x1, y1 = box
+    pad = max(x1 - x0, y1 - y0) / 4
+    h, w = image.shape[:2]
+    a, b = int(max(0, x0 - pad)), int(max(0, y0 - pad))
+    c, d = int(min(w, x1 + pad)), int(min(h, y1 + pad))
+    if c - a < 4 or d - b < 4:
+        return 1.0  # too little to tell: not called blurred
+    part = cv2.cvtColor(image[b:d, a:c], cv2.COLOR_BGR2GRAY).astype(np.float32)
+    grey = cv2.resize(part, (64, 64), interpolation=cv2.INTER_AREA)
+    gx = cv2.Sobel(grey, cv2.CV_32F, 1, 0, ksize=3) / 8
+    gy = cv2.Sobel(grey, cv2.CV_32F, 0, 1, ksize=3) / 8
+    low, high = np.percentile(grey, (2, 98))
+    return float(np.percentile(np.hypot(gx, gy), 99)) / max(float(high - low), 1.0)
 
 
 SAME_BODY = 0.7  # two finds whose die bodies overlap this much (IoU) are one die
