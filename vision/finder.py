@@ -21,6 +21,8 @@ from vision.faces import ModelError
 INPUT = 256
 SMALL = 13.0  # finds whose median box is under this many px of INPUT: look at 2 × INPUT,
 SHRUNK = 0.85  # and take those finds when their median box is under this share of the first
+LARGE = 30.0  # pip dice whose larger finds (upper quartile) are over this many px of INPUT:
+FARTHER = 24.0  # looked at again with the frame smaller, the dice about this many px
 STRIDE = 4
 CHANGED = 0.15  # a find's middle must differ from the empty tray this much (|log ratio|),
 AROUND = 4.0  # and this many times more than the tray around it, once what the light
@@ -128,8 +130,12 @@ class DieFinder:
         self.threshold = threshold
         self.small = small  # None: never look twice as large
 
-    def find(self, image: np.ndarray, empty_tray: np.ndarray | None = None) -> list[Found]:
-        """Dice in ``image`` (a view of the tray: dice about 3–12% of its width)."""
+    def find(
+        self, image: np.ndarray, empty_tray: np.ndarray | None = None, pips: bool = False
+    ) -> list[Found]:
+        """Dice in ``image`` (a view of the tray: dice about 3–12% of its width).  With
+        ``pips`` (pip dice expected) dice larger than that are looked at again, smaller
+        (find_farther)."""
         found = self._find_at(image, 1.0)
         side = _median_side(found, image) if found else 0.0
         if found and self.small is not None and side < self.small:
@@ -140,6 +146,8 @@ class DieFinder:
             closer = self.find_closer(image)
             if closer and _median_side(closer, image) < SHRUNK * side:
                 found = closer
+        elif pips:
+            found = self.find_farther(image, found)
         if empty_tray is not None and empty_tray.shape == image.shape:
             h, w = image.shape[:2]
             inside = [f for f in found if _inside(f.box, w, h)]
@@ -150,6 +158,19 @@ class DieFinder:
                 keep |= set(kept_changed(change_of(ratio, light=None), past))
             found = [f for f in found if f in keep]
         return found
+
+    def find_farther(self, image: np.ndarray, found: list[Found]) -> list[Found]:
+        """``found`` again with the frame seen smaller, where the dice are large for the
+        usual view (their larger finds over LARGE px of INPUT): there it finds a large
+        die's pips as small dice of their own (pip dice only: a die tower's parts are
+        large finds too, and numbered dice are read from their bodies)."""
+        if not found:
+            return found
+        side = float(np.percentile([f.box[2] - f.box[0] for f in found], 75))
+        side *= INPUT / max(image.shape[:2])
+        if side <= LARGE:
+            return found
+        return self._find_at(image, max(0.3, FARTHER / side)) or found
 
     def find_closer(self, image: np.ndarray) -> list[Found]:
         """The finds with the frame seen twice as large (4 times slower): boxes that fit

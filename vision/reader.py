@@ -129,8 +129,11 @@ class DiceReader:
             reader.add_dieset(DieSet.load(folder))
         return reader
 
-    def find(self, image: np.ndarray, empty_tray: np.ndarray | None = None) -> list[Found]:
-        found = self.finder.find(image, empty_tray)
+    def find(
+        self, image: np.ndarray, empty_tray: np.ndarray | None = None, pips: bool = False
+    ) -> list[Found]:
+        """The dice in ``image``; ``pips``: pip dice are expected (DieFinder.find)."""
+        found = self.finder.find(image, empty_tray, pips=pips)
         if not found and empty_tray is not None and empty_tray.shape == image.shape:
             found = find_by_difference(image, empty_tray)
         return found
@@ -143,7 +146,7 @@ class DiceReader:
         image = as_bgr8(image)
         if empty_tray is not None:
             empty_tray = as_bgr8(empty_tray, "the empty-tray picture")
-        found = self.find(image, empty_tray)
+        found = self.find(image, empty_tray, pips=die not in self.diesets)
         if die in self.diesets:
             return self._read_numbered(image, found, self.diesets[die], start)
         crops = [crop_die(image, f.box, self.faces.size) for f in found]

@@ -345,3 +345,25 @@ def test_dice_small_in_a_wide_view_are_found_at_their_own_size() -> None:
             wrong[name] += len(read) - hits
     assert right["twice"] >= 0.9 * thrown and wrong["twice"] <= 1, (right, wrong)
     assert right["once"] < right["twice"] - 5, right  # what looking twice adds
+
+
+def test_large_dice_are_found_whole_not_pip_by_pip(reader: DiceReader) -> None:
+    """Dice of 80-100 px in a 640-px frame (13-16% of its width) are past the finder's
+    usual sizes: at its usual view it found their large pips as small dice of their own.
+    Pip dice that large are looked at again with the frame smaller."""
+    rng = np.random.default_rng(11)
+    count = Counter[str]()
+    for k in range(12):
+        spec = ThrowSpec(dice=("d6",) * 4, die_px=(80, 100), looks=(PALETTE[k],))
+        throw = render_throw(spec, rng)
+        result = reader.read(throw.image, "d6")
+        truth = [d.value for d in throw.dice]
+        sure = [d.value for d in result.certain if d.value is not None]
+        count["thrown"] += len(truth)
+        count["finds"] += len(result.dice)
+        count["right"] += _score(truth, sure)
+        count["wrong"] += len(sure) - _score(truth, sure)
+    # measured: 48 thrown, 52 finds, 46 right, 2 wrong (at the usual view alone: 64
+    # finds, 45 right, 4 wrong)
+    assert count["finds"] <= count["thrown"] + 6 and count["wrong"] <= 2, count
+    assert count["right"] >= count["thrown"] - 3, count

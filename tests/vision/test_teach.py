@@ -225,7 +225,9 @@ class _TwoFindsOnEachDie:
     def __init__(self) -> None:
         self.boxes: list[tuple[float, float, float, float]] = []
 
-    def find(self, image: np.ndarray, empty_tray: np.ndarray | None = None) -> list[Found]:
+    def find(
+        self, image: np.ndarray, empty_tray: np.ndarray | None = None, pips: bool = False
+    ) -> list[Found]:
         found = []
         for x0, y0, x1, y1 in self.boxes:
             part = 0.7 * (x1 - x0)
