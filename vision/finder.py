@@ -137,14 +137,14 @@ class DieFinder:
         ``pips`` (pip dice expected) dice larger than that are looked at again, smaller
         (find_farther)."""
         found = self._find_at(image, 1.0)
-        side = _median_side(found, image) if found else 0.0
+        side = _side(found, image) if found else 0.0
         if found and self.small is not None and side < self.small:
             # small dice: the boxes may be at the network's smallest (11-14 px of its 256),
             # up to 1.7 times the die.  Looked at twice as large, they fit; those finds are
             # taken when they are clearly smaller (dice merely small keep their first finds:
             # their crops are what the face network learnt from)
             closer = self.find_closer(image)
-            if closer and _median_side(closer, image) < SHRUNK * side:
+            if closer and _side(closer, image) < SHRUNK * side:
                 found = closer
         elif pips:
             found = self.find_farther(image, found)
@@ -166,8 +166,7 @@ class DieFinder:
         large finds too, and numbered dice are read from their bodies)."""
         if not found:
             return found
-        side = float(np.percentile([f.box[2] - f.box[0] for f in found], 75))
-        side *= INPUT / max(image.shape[:2])
+        side = _side(found, image, 75)
         if side <= LARGE:
             return found
         return self._find_at(image, max(0.3, FARTHER / side)) or found
@@ -184,9 +183,11 @@ class DieFinder:
         return decode(maps[0], maps[1], self.threshold, scale, shift)
 
 
-def _median_side(found: list[Found], image: np.ndarray) -> float:
-    """The finds' median box width in pixels of the network's INPUT-sized view."""
-    return float(np.median([f.box[2] - f.box[0] for f in found])) * INPUT / max(image.shape[:2])
+def _side(found: list[Found], image: np.ndarray, percentile: float = 50) -> float:
+    """A percentile of the finds' box widths (the median by default), in pixels of the
+    network's INPUT-sized view."""
+    sides = [f.box[2] - f.box[0] for f in found]
+    return float(np.percentile(sides, percentile)) * INPUT / max(image.shape[:2])
 
 
 def _inside(box: tuple[float, float, float, float], w: int, h: int) -> bool:

@@ -280,7 +280,7 @@ class Bank:
             tried = self._coarse_scores(query, every.reshape(-1, 2)).reshape(count, TURNS)
             pick = tried.argmax(axis=1)
             prior = tried.max(axis=1)
-            ranked = self._faces(list(tried.max(axis=1)))
+            ranked = self._faces(list(prior))
             only = set(sorted(ranked, key=lambda v: -ranked[v])[:REFINE])
             poses = {
                 n: [(float(every[n, pick[n], 0]), float(every[n, pick[n], 1]))]
@@ -307,8 +307,7 @@ class Bank:
             n = max(views, key=lambda n: scores[n])
             turn, scale = best_at[n]
             for dturn, dscale in _NUDGES:
-                better(n, turn + dturn, scale * dscale)
-            n = max(views, key=lambda n: scores[n])
+                better(n, turn + dturn, scale * dscale)  # n stays the face's best view
             both[value] = (scores[n] + self._compare_detail(query, n, *best_at[n])) / 2
         found = self._faces(scores)
         return {v: found[v] for v in only}, both
