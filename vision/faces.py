@@ -33,6 +33,7 @@ ALLOWED = {
 VALUE = {1: 1, 2: 2, 3: 3, 4: 4, 5: 5, 6: 6, 7: -1, 8: 0, 9: 1}
 PROBLEM = {COCKED: "cocked", IMPOSSIBLE: "impossible pips"}
 PROBLEM_AT = 0.5  # a problem is named when the network gives it this much or more
+RUNNER_UP_AT = 0.15  # the next likeliest face is offered (to confirm) from this share
 
 
 class ModelError(RuntimeError):
@@ -47,6 +48,8 @@ class FaceGuess:
     not_a_die: float  # the chance it gives "not a die"
     problem: str = ""  # "cocked" or "impossible pips": a die, but no face to read
     best_face: int | None = None  # with a problem: the likeliest face all the same
+    runner_up: int | None = None  # the next likeliest face of the same die, if it has a
+    # share of RUNNER_UP_AT or more (a person asked to confirm is offered both)
 
 
 class FaceClassifier:
@@ -115,7 +118,7 @@ class FaceClassifier:
             q = p[allowed]
             q = q / q.sum()
             face = allowed[faces[int(np.argmax(q[faces]))]]
-            kind = "dF" if 7 <= face <= 9 else "d6"
+            kind = "dF" if _is_fudge(face) else "d6"
             worst = max(odd, key=lambda k: q[k]) if odd else None
             if worst is not None and q[worst] >= PROBLEM_AT:
                 problem = PROBLEM[allowed[worst]]
@@ -123,10 +126,19 @@ class FaceClassifier:
                                          VALUE[face]))  # fmt: skip
                 continue
             r = q[plain] / q[plain].sum()
-            best = allowed[plain[int(np.argmax(r))]]
-            conf = float(r.max())
+            ranked = [(float(r[j]), allowed[plain[j]]) for j in np.argsort(-r)]
+            conf, best = ranked[0]
             if best == NONE:
                 guesses.append(FaceGuess("", None, conf, conf))
                 continue
-            guesses.append(FaceGuess(kind, VALUE[best], conf, float(r[0])))
+            runner = next(
+                (VALUE[c] for share, c in ranked[1:]
+                 if c in VALUE and _is_fudge(c) == _is_fudge(best) and share >= RUNNER_UP_AT),
+                None,
+            )  # fmt: skip
+            guesses.append(FaceGuess(kind, VALUE[best], conf, float(r[0]), runner_up=runner))
         return guesses
+
+
+def _is_fudge(klass: int) -> bool:
+    return 7 <= klass <= 9

@@ -52,6 +52,7 @@ class DieReading:
     colour: str = ""
     problem: str = ""  # "cocked", "impossible pips", "cut by the edge", "not of the set":
     # why it is uncertain
+    runner_up: int | None = None  # with "confirm: V or R?": the next likeliest face, R
 
     def to_reading(self, source: str = "camera") -> Reading | None:
         """The mechanics' reading, or None for an uncertain die (a person must decide)."""
@@ -63,7 +64,7 @@ class DieReading:
         return {
             "die": self.die, "value": self.value, "confidence": round(self.confidence, 4),
             "box": list(self.box), "uncertain": self.uncertain, "advice": self.advice,
-            "colour": self.colour, "problem": self.problem,
+            "colour": self.colour, "problem": self.problem, "runner_up": self.runner_up,
         }  # fmt: skip
 
 
@@ -83,7 +84,13 @@ class ThrowReading:
 
 
 def _advice(
-    die: str, value: int | None, confidence: float, colour: str, cut: bool, problem: str = ""
+    die: str,
+    value: int | None,
+    confidence: float,
+    colour: str,
+    cut: bool,
+    problem: str = "",
+    runner_up: int | None = None,
 ) -> str:
     name = f"{colour} {die}".strip()
     if cut:
@@ -97,10 +104,17 @@ def _advice(
         return f"the {name} is blurred: focus the camera, then re-throw it"
     if problem == "impossible pips":
         return f"look at the {name}: its pips make no real face (a misprint, or something on it?)"
-    if value is not None and confidence >= LIKELY:
-        shown = f"{value:+d}" if die == "dF" else str(value)
+    if _confirming(value, confidence, cut, problem):
+        shown = " or ".join(
+            f"{v:+d}" if die == "dF" else str(v) for v in (value, runner_up) if v is not None
+        )
         return f"confirm: {shown}? (the {name})"
     return f"re-throw the {name}"
+
+
+def _confirming(value: int | None, confidence: float, cut: bool, problem: str) -> bool:
+    """Whether an uncertain die's advice is to confirm its guess (else: move, re-throw…)."""
+    return value is not None and confidence >= LIKELY and not cut and not problem
 
 
 class DiceReader:
@@ -162,7 +176,11 @@ class DiceReader:
             problem = guess.problem
             if (kind, value) == ("dF", 0) and sharpness(image, f.box) < BLURRED:
                 problem = BLUR  # a blank face, or pips blurred away: not told apart
-            dice.append(self._die_reading(image, f.box, kind, value, conf, crop, problem))
+            dice.append(
+                self._die_reading(
+                    image, f.box, kind, value, conf, crop, problem, runner_up=guess.runner_up
+                )
+            )
         problem = "" if dice else "no dice seen"
         return ThrowReading(tuple(dice), (time.perf_counter() - start) * 1000, problem)
 
@@ -176,6 +194,7 @@ class DiceReader:
         crop: np.ndarray,
         problem: str = "",
         cut: bool | None = None,
+        runner_up: int | None = None,
     ) -> DieReading:
         """One found die as a reading: sure, or uncertain with what to do about it.  ``cut``:
         whether the die runs out of the frame, when its outline is known (else the box says)."""
@@ -189,9 +208,14 @@ class DiceReader:
         problem = "cut by the edge" if cut else problem
         uncertain = bool(problem) or value is None or confidence < self.sure
         colour = colour_name(crop) if uncertain else ""  # named only when advice needs it
-        advice = _advice(kind, value, confidence, colour, cut, problem) if uncertain else ""
+        offered = runner_up if uncertain and _confirming(value, confidence, cut, problem) else None
+        advice = (
+            _advice(kind, value, confidence, colour, cut, problem, offered) if uncertain else ""
+        )
         full = image[box[1] : box[3], box[0] : box[2]].copy()
-        return DieReading(kind, value, confidence, box, full, uncertain, advice, colour, problem)
+        return DieReading(
+            kind, value, confidence, box, full, uncertain, advice, colour, problem, offered
+        )
 
     def _read_numbered(
         self, image: np.ndarray, found: list[Found], dieset: DieSet, start: float
@@ -208,11 +232,11 @@ class DiceReader:
             value = match.value if match.confidence > 0 else None
             crop = crop_die(image, f.box, SIDE, margin=1.0)
             problem = FOREIGN if match.foreign else ""
-            dice.append(
-                self._die_reading(
-                    image, f.box, dieset.reading_die, value, match.confidence, crop, problem, cut
-                )
-            )
+            reading = self._die_reading(
+                image, f.box, dieset.reading_die, value, match.confidence, crop, problem, cut,
+                runner_up=match.runner_up,
+            )  # fmt: skip
+            dice.append(reading)
         problem = "" if dice else "no dice seen"
         return ThrowReading(tuple(dice), (time.perf_counter() - start) * 1000, problem)
 
@@ -227,14 +251,16 @@ class DiceReader:
         kind = guess.die or (die if die != "any" else "d6")
         uncertain = value is None or guess.confidence < self.sure
         colour = colour_name(image)
+        confirm = uncertain and _confirming(value, guess.confidence, False, guess.problem)
+        offered = guess.runner_up if confirm else None
         advice = (
-            _advice(kind, value, guess.confidence, colour, False, guess.problem)
+            _advice(kind, value, guess.confidence, colour, False, guess.problem, offered)
             if uncertain
             else ""
         )
         reading = DieReading(
             kind, value, guess.confidence, (0, 0, w, h), image, uncertain, advice, colour,
-            guess.problem,
+            guess.problem, offered,
         )  # fmt: skip
         return ThrowReading((reading,), (time.perf_counter() - start) * 1000)
 

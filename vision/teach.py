@@ -70,6 +70,7 @@ class FaceMatch:
     # in the REGION-px square from match(), in the frame's pixels from read()
     cut: bool = False  # from read(): the body runs up to the frame's edge
     foreign: bool = False  # a die body of another colour than every taught face's
+    runner_up: int | None = None  # the next closest face (offered beside a guess to confirm)
 
 
 def _confidence(score: float, second: float) -> float:
@@ -85,16 +86,19 @@ def _ranked(scores: dict[int, float]) -> list[tuple[int, float]]:
     return sorted(scores.items(), key=lambda kv: -kv[1])
 
 
-def _surest(ink: dict[int, float], both: dict[int, float]) -> tuple[int, float, float, float]:
-    """The answer (value, score, the next face's score, confidence) from the ink's scores,
-    or, where the ink's detail leads to the same face more surely, from the two's (the
-    detail alone never changes an answer: it drops far when a pose is a little off)."""
+def _surest(
+    ink: dict[int, float], both: dict[int, float]
+) -> tuple[int, float, float, float, int | None]:
+    """The answer (value, score, the next face's score, confidence, the next face) from the
+    ink's scores, or, where the ink's detail leads to the same face more surely, from the
+    two's (the detail alone never changes an answer: it drops far when a pose is a little
+    off)."""
     answers = []
     for scores in (ink, both):
         ranked = _ranked(scores)
         value, score = ranked[0]
-        second = ranked[1][1] if len(ranked) > 1 else 0.0
-        answers.append((value, score, second, _confidence(score, second)))
+        second, runner = (ranked[1][1], ranked[1][0]) if len(ranked) > 1 else (0.0, None)
+        answers.append((value, score, second, _confidence(score, second), runner))
     plain, detailed = answers
     return detailed if detailed[0] == plain[0] and detailed[3] > plain[3] else plain
 
@@ -277,9 +281,9 @@ class DieSet:
                 more_ink, more_both = bank.best(Marks.of(closer, again, self._polarity), leading)
                 ink = {v: (s + more_ink[v]) / 2 if v in more_ink else s for v, s in ink.items()}
                 both = {v: (s + more_both[v]) / 2 if v in more_both else s for v, s in both.items()}
-        value, score, second, sure = _surest(ink, both)
+        value, score, second, sure, runner = _surest(ink, both)
         seen = sure > 0 or not body.carved  # a carved body that matches no face is no die
-        return FaceMatch(value, score, score - second, sure, seen, outline)
+        return FaceMatch(value, score, score - second, sure, seen, outline, runner_up=runner)
 
     # --- on disk ------------------------------------------------------------------------------
     def save(self, folder: Path) -> None:

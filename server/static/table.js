@@ -127,10 +127,13 @@ function unsure(event) {
   // advice is to re-throw (a guess that poor must not be one press away)
   const asks = (event.advice || "").startsWith("confirm") && event.value !== null && event.value !== undefined;
   const guess = asks ? faceText(event.die, event.value) : null;
+  // "confirm: 18 or 10?": the next likeliest face is one press away too
+  const runnerUp = asks && event.runner_up !== null && event.runner_up !== undefined ? event.runner_up : null;
   item.append(
     event.crop ? el("img", { src: `/api/crops/${event.crop}`, alt: `the unsure ${event.die} as the camera saw it`, width: 64, height: 64 }) : "",
     el("span", {}, event.advice || `the ${event.die} is unclear`), " ",
     guess === null ? "" : el("button", { type: "button", class: "primary", onclick: () => send(null) }, `It shows ${guess}`), " ",
+    runnerUp === null ? "" : el("button", { type: "button", onclick: () => send(runnerUp) }, `It shows ${faceText(event.die, runnerUp)}`), " ",
     el("label", {}, guess === null ? "it shows " : "or it shows ", other), " ",
     el("button", { type: "button", onclick: () => {
       if (other.value === "") error.textContent = "type the face it shows first";

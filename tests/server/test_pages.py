@@ -431,6 +431,49 @@ def test_a_die_the_camera_is_unsure_of_is_settled_on_the_table_page(
             expect(page.locator("#unsure li")).to_have_count(len(result.uncertain) - 1)
 
 
+def test_a_die_to_confirm_offers_its_guess_and_the_next_likeliest_face(
+    browser: object, tmp_path: Path
+) -> None:
+    """'confirm: 3 or 4?': either face is one press; the second feeds the check too."""
+    from playwright.sync_api import Browser, expect
+
+    from server.app import create_app
+    from server.ledger import Ledger
+    from server.table import Table
+
+    assert isinstance(browser, Browser)
+    with Ledger(tmp_path) as ledger:
+        table = Table(ledger)
+        with _in_process(create_app(table)) as url:
+            page = browser.new_page()
+            page.goto(f"{url}/")
+            expect(page.locator("#live")).to_have_text("live")
+            page.select_option("#system", "d6pool")
+            page.fill("#p-level", "2")
+            page.fill("#p-difficulty", "3")
+            page.click("text=Start the check")
+            card = page.locator("article.card").first
+            expect(card.locator(".prompt")).to_have_text("throw 2 d6")
+            advice = "confirm: 3 or 4? (the red d6)"  # as vision.reader words it
+            unsure = {"die": "d6", "value": 3, "runner_up": 4, "advice": advice}
+            table.uncertain("camera", unsure)
+            item = page.locator("#unsure li").first
+            expect(item).to_contain_text(advice)
+            expect(item.get_by_role("button", name="It shows 3")).to_be_visible()
+            item.get_by_role("button", name="It shows 4").click()  # 5s and 6s explode
+            expect(card.locator(".prompt")).to_have_text("throw 1 more d6")
+            expect(page.locator("#unsure li")).to_have_count(0)
+            throw = next(iter(ledger.entries(kind="throw")))
+            assert throw.body["dice"][0]["face"] == 4 and throw.body["dice"][0]["confirms"]
+            # a guess to re-throw offers neither face
+            table.uncertain("camera", {"die": "d6", "value": 2, "runner_up": 3,
+                                       "advice": "re-throw the red d6"})  # fmt: skip
+            expect(page.locator("#unsure li")).to_have_count(1)
+            expect(page.locator("#unsure li").first.locator("button.primary")).to_have_count(0)
+            expect(page.get_by_role("button", name="It shows 3")).to_have_count(0)
+            page.screenshot(path=str(SHOTS / "table-confirm-two.png"), full_page=True)
+
+
 def test_a_d5_is_taught_by_throwing_and_naming_the_groups_on_the_devices_page(
     browser: object, tmp_path: Path
 ) -> None:
