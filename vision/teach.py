@@ -43,6 +43,7 @@ MIN_SCORE = 0.5  # below: not this die set's face at all
 ENLARGE = 1.6  # a box whose die did not fit its square is tried again this much larger
 FOREIGN = 0.8  # a body this far in colour from every taught face's is another die
 CHECK_FROM = 0.6  # answers at least this sure are checked on a closer cut ...
+CHECK_TO = 1.0  # ... unless this sure (the next face misses 2.4 times as much or more)
 CLOSER = 0.9  # ... of this share of the square
 LOPSIDED = 1.5  # light ink outweighing dark this many times (or dark light) is all the ink
 MIN_RATIO = 1.55  # the next face must miss by this many times as much as the best, to be sure
@@ -268,7 +269,7 @@ class DieSet:
             seen = not body.carved
             return FaceMatch(bank.values[0], 0.0, 0.0, 0.0, seen, outline, foreign=seen)
         ink, both = bank.best(Marks.of(region, body, self._polarity))
-        if _surest(ink, both)[3] >= CHECK_FROM and len(ink) > 1:
+        if CHECK_FROM <= _surest(ink, both)[3] < CHECK_TO and len(ink) > 1:
             # a sure answer is checked on the die cut a little closer (another resampling,
             # another body outline): the leading faces' scores are averaged over both, so
             # that a die read one way or another by a pixel's difference is not sure

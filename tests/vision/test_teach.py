@@ -167,6 +167,50 @@ def test_a_d20_left_to_confirm_offers_the_face_it_shows_among_two() -> None:
     assert asked["second"] >= 1, asked  # the second face is not there for show
 
 
+def test_only_an_answer_short_of_certain_is_checked_on_a_closer_cut(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """The closer cut is a second comparison: a die whose first answer is at confidence
+    1.0 skips it (it never changed one, docs/vision.md); a sure one short of it gets it."""
+    import vision.teach as teach
+
+    answers: list[float] = []  # each comparison's confidence, in order
+    closer = Counter[str]()
+    surest, best = teach._surest, teach.Bank.best
+
+    def noted(*scores: dict[int, float]) -> tuple[int, float, float, float, int | None]:
+        answer = surest(*scores)
+        answers.append(answer[3])
+        return answer
+
+    def counted(bank: teach.Bank, query: object, only: set[int] | None = None) -> object:
+        closer["looks"] += only is not None
+        return best(bank, query, only)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(teach, "_surest", noted)
+    monkeypatch.setattr(teach.Bank, "best", counted)
+    rng = np.random.default_rng(20)
+    reader = DiceReader()
+    first = Counter[str]()
+    for look in range(6):
+        reader.diesets = {"d20": _taught("d20", look)}
+        throw = render_throw(ThrowSpec(dice=("d20",) * 3, looks=(PALETTE[look],)), rng)
+        for found in reader.find(throw.image, throw.empty_tray):
+            answers.clear()
+            looks = closer["looks"]
+            reader.diesets["d20"].read(throw.image, found.box)
+            if not answers:
+                continue  # no die body there
+            checked = closer["looks"] > looks
+            if answers[0] >= 1.0:
+                first["certain"] += 1
+                assert not checked
+            elif answers[0] >= 0.7:
+                first["sure, short of certain"] += 1
+                assert checked
+    assert first["certain"] >= 3 and first["sure, short of certain"] >= 1, first
+
+
 def test_a_numbered_die_cut_by_the_edge_is_flagged_and_a_whole_one_by_it_is_read() -> None:
     """A d10 whose picture ends across it (at a half or three quarters of its box) is an
     uncertain "cut by the edge" reading, never a value; the same die whole, 4 px from
