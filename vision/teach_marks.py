@@ -58,6 +58,7 @@ REFINE = 3  # ... this many closest faces at full resolution
 TURNS = 2  # the first stage's best turns tried per view
 FINE_VIEWS = 6  # ... and the views of a face compared at full resolution: its likeliest
 # (a face taught from more than one photo has 6 views a photo; see docs/vision.md)
+COARSE_VIEWS = 8  # the views of a face compared at half resolution: the polar image's likeliest
 _NUDGES = [(np.radians(a), 1.0) for a in (-1.5, 1.5)] + [(0.0, 0.95), (0.0, 1.05)]
 # teach-time variants of each face: blur sigmas in view pixels (a die seen smaller)
 VARIANTS = (0.0, 1.2)
@@ -229,6 +230,7 @@ class Bank:
         self._details: list[np.ndarray] = []
         self._coarse: list[np.ndarray] = []
         self._coarse_stack = np.zeros((0, 0, 0), np.float32)
+        self._views_of: dict[int, np.ndarray] = {}
         self._stacked: np.ndarray | None = None
 
     def add(self, value: int, marks: Marks) -> None:
@@ -252,6 +254,10 @@ class Bank:
             self._stacked = np.ascontiguousarray(np.stack(self._spectra, axis=-1))
             coarse = np.stack(self._coarse)
             self._coarse_stack = coarse - coarse.mean(axis=(1, 2), keepdims=True)
+            self._views_of = {
+                value: np.array([n for n, v in enumerate(self.values) if v == value])
+                for value in dict.fromkeys(self.values)
+            }
         count = len(self.values)
         chosen = np.array([n for n, v in enumerate(self.values) if only is None or v in only])
         stacked = self._stacked if only is None else self._stacked[:, :, chosen]
@@ -275,9 +281,18 @@ class Bank:
             poses = {n: [(float(t), float(k)) for t, k in every[n]] for n in chosen}
             prior = by_turn.max(axis=0)
         else:
-            # stage 2, coarse: every view at each of its turns, square against square at
-            # half resolution, to find the closest faces and each view's best turn
-            tried = self._coarse_scores(query, every.reshape(-1, 2)).reshape(count, TURNS)
+            # stage 2, coarse: each face's COARSE_VIEWS likeliest views (by the polar
+            # image) at each of their turns, square against square at half resolution, to
+            # find the closest faces and each view's best turn
+            polar = by_turn.max(axis=0)
+            kept = np.sort(np.concatenate([
+                views[np.argsort(-polar[views], kind="stable")[:COARSE_VIEWS]]
+                for views in self._views_of.values()
+            ]))  # fmt: skip
+            tried = np.full((count, TURNS), -1.0)
+            tried[kept] = self._coarse_scores(
+                query, every[kept].reshape(-1, 2), np.repeat(kept, TURNS)
+            ).reshape(len(kept), TURNS)
             pick = tried.argmax(axis=1)
             prior = tried.max(axis=1)
             ranked = self._faces(list(prior))
@@ -312,11 +327,11 @@ class Bank:
         found = self._faces(scores)
         return {v: found[v] for v in only}, both
 
-    def _coarse_scores(self, query: Marks, at: np.ndarray) -> np.ndarray:
-        """Every view against the query at half resolution at the poses ``at`` (the same
-        number of (turn, scale) rows per view, in view order), all at once: the query sampled
-        at every pose with one remap, then the normalised cross-correlations batched (the
-        squares' sums from integral images)."""
+    def _coarse_scores(self, query: Marks, at: np.ndarray, views: np.ndarray) -> np.ndarray:
+        """Taught views against the query at half resolution, row by row: view ``views[i]``
+        at the pose ``at[i]`` (turn, scale), all at once: the query sampled at every pose
+        with one remap, then the normalised cross-correlations batched (the squares' sums
+        from integral images)."""
         side, slack = WINDOW // COARSE, SLACK // COARSE + 1
         big, shifts, count = side + 2 * slack, 2 * slack + 1, len(at)
         offsets = (np.arange(big, dtype=np.float32) - (big - 1) / 2) * COARSE
@@ -327,7 +342,7 @@ class Bank:
         map_y = (query.centre[1] + s * dx + c * dy).reshape(-1, big)
         posed = cv2.remap(query.ink, map_x, map_y, cv2.INTER_LINEAR, borderValue=0.0)
         squares = posed.reshape(count, big, big)
-        taught = self._coarse_stack[np.arange(count) // (count // len(self.values))]
+        taught = self._coarse_stack[views]
         dots = np.empty((count, shifts, shifts), np.float32)  # templates are zero-mean
         for i in range(shifts):  # a shift at a time: twice as fast as one einsum over all
             for j in range(shifts):

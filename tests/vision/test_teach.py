@@ -211,6 +211,40 @@ def test_only_an_answer_short_of_certain_is_checked_on_a_closer_cut(
     assert first["certain"] >= 3 and first["sure, short of certain"] >= 1, first
 
 
+def test_the_coarse_stage_compares_each_face_s_likeliest_views_only(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """A set taught from two designs a face has 12 views a face; the coarse stage compares
+    the COARSE_VIEWS the polar image ranks first, and the die is still read."""
+    from vision.teach_marks import COARSE_VIEWS, Bank
+
+    compared: list[np.ndarray] = []
+    coarse = Bank._coarse_scores
+
+    def noted(bank: Bank, query: object, at: np.ndarray, views: np.ndarray) -> np.ndarray:
+        compared.append(views)
+        return coarse(bank, query, at, views)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(Bank, "_coarse_scores", noted)
+    dieset = _taught("d20", 0)
+    bank = dieset._ready()
+    per_face = Counter(bank.values)
+    assert min(per_face.values()) > COARSE_VIEWS  # the set has views to leave out
+    throw = render_throw(
+        ThrowSpec(dice=("d20",) * 3, looks=(PALETTE[0],)), np.random.default_rng(20)
+    )
+    reader = DiceReader()
+    reader.diesets = {"d20": dieset}
+    read = reader.read(throw.image, "d20", throw.empty_tray)
+    assert compared
+    for views in compared:
+        counts = Counter(bank.values[n] for n in set(views.tolist()))
+        assert set(counts) == set(per_face) and max(counts.values()) == COARSE_VIEWS
+    sure = Counter(d.value for d in read.certain)
+    assert not sure - Counter(d.value for d in throw.dice)  # nothing read wrong
+    assert sum(sure.values()) >= 2  # measured: 2 of 3 read, the third left to confirm
+
+
 def test_a_numbered_die_cut_by_the_edge_is_flagged_and_a_whole_one_by_it_is_read() -> None:
     """A d10 whose picture ends across it (at a half or three quarters of its box) is an
     uncertain "cut by the edge" reading, never a value; the same die whole, 4 px from
