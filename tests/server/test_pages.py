@@ -57,6 +57,19 @@ def _stop(proc: subprocess.Popen[bytes]) -> None:
         raise
 
 
+def _start_two_d6(page: Any) -> Any:
+    """Start an exploding d6 pool check of two dice on the Table page; its card."""
+    from playwright.sync_api import expect
+
+    page.select_option("#system", "d6pool")
+    page.fill("#p-level", "2")
+    page.fill("#p-difficulty", "3")
+    page.click("text=Start the check")
+    card = page.locator("article.card").first
+    expect(card.locator(".prompt")).to_have_text("throw 2 d6")
+    return card
+
+
 @contextmanager
 def _in_process(app: Any) -> Iterator[str]:
     """``app`` served by uvicorn on a thread of this process (so a test can be the camera):
@@ -400,12 +413,7 @@ def test_a_die_the_camera_is_unsure_of_is_settled_on_the_table_page(
             kiosk = browser.new_page()
             kiosk.goto(f"{url}/kiosk")
             expect(kiosk.locator("#live")).to_have_text("live")
-            page.select_option("#system", "d6pool")
-            page.fill("#p-level", "2")
-            page.fill("#p-difficulty", "3")
-            page.click("text=Start the check")
-            card = page.locator("article.card").first
-            expect(card.locator(".prompt")).to_have_text("throw 2 d6")
+            card = _start_two_d6(page)
             result = camera.read_throw(soft)
             assert result.uncertain
             shown = kiosk.locator("#unsure-picture")  # the kiosk shows which die it means
@@ -448,12 +456,7 @@ def test_a_die_to_confirm_offers_its_guess_and_the_next_likeliest_face(
             page = browser.new_page()
             page.goto(f"{url}/")
             expect(page.locator("#live")).to_have_text("live")
-            page.select_option("#system", "d6pool")
-            page.fill("#p-level", "2")
-            page.fill("#p-difficulty", "3")
-            page.click("text=Start the check")
-            card = page.locator("article.card").first
-            expect(card.locator(".prompt")).to_have_text("throw 2 d6")
+            card = _start_two_d6(page)
             advice = "confirm: 3 or 4? (the red d6)"  # as vision.reader words it
             unsure = {"die": "d6", "value": 3, "runner_up": 4, "advice": advice}
             table.uncertain("camera", unsure)

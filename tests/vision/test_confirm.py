@@ -4,8 +4,8 @@ face ("confirm: 2 or 3?"), so that a person settles it with one press."""
 from collections import Counter
 
 import cv2
-import pytest
 
+from tests.vision import needs_photos
 from vision.datasets import iter_split, read_dataset, shared_photos
 from vision.reader import DiceReader, _advice
 
@@ -26,10 +26,7 @@ def _overlap(a: tuple[float, ...], b: tuple[float, ...]) -> float:
     return ix * iy / union
 
 
-@pytest.mark.skipif(
-    shared_photos() is None,
-    reason="needs ../shared/data/photos (not part of the project: a fresh clone has none)",
-)
+@needs_photos
 def test_a_photographed_d6_to_confirm_shows_one_of_the_two_faces_offered() -> None:
     photos = shared_photos()
     assert photos is not None

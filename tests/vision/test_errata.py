@@ -8,6 +8,7 @@ import numpy as np
 import pytest
 
 from dicebridge.cli import main
+from tests.vision import needs_photos
 from vision.datasets import DatasetError, read_dataset, shared_photos
 from vision.errata import apply_errata, read_errata
 from vision.render import write_dataset
@@ -88,10 +89,7 @@ def test_eval_takes_errata(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -
     assert '"errata"' in corrected and '"errata"' not in plain
 
 
-@pytest.mark.skipif(
-    shared_photos() is None,
-    reason="../shared/data/photos is absent (a user's clone has no ../shared)",
-)
+@needs_photos
 def test_the_byler_errata_fit_the_byler_set() -> None:
     photos = shared_photos()
     assert photos is not None

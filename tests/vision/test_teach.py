@@ -18,6 +18,7 @@ import numpy as np
 import pytest
 
 from dicebridge.cli import main
+from tests.vision import needs_photos
 from vision.datasets import read_dataset, shared_photos
 from vision.finder import Found
 from vision.perturb import perturb
@@ -27,9 +28,6 @@ from vision.teach import DieSet, DieSetError
 from vision.teach_synthetic import taught_from_renders
 
 PHOTOS = shared_photos()
-needs_photos = pytest.mark.skipif(
-    PHOTOS is None, reason="../shared/data/photos is absent (a user's clone has no ../shared)"
-)
 
 
 @needs_photos
