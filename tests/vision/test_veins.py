@@ -5,7 +5,7 @@ import cv2
 import numpy as np
 import pytest
 
-from vision.training.veins import build, pip_colour, with_vein
+from vision.training.veins import build, build_ring, pip_colour, with_vein
 
 
 def drawn_die(pips: list[tuple[int, int]], body=(230, 230, 230), ink=(20, 20, 160)) -> np.ndarray:
@@ -55,3 +55,22 @@ def test_build_without_photo_crops_says_so():
     x = np.stack([drawn_die(TWO)])
     with pytest.raises(SystemExit, match="no photo crops"):
         build(x, np.array([2]), np.array([False]), 5, seed=1)
+
+
+def test_a_ring_vein_lies_off_the_middle_where_a_six_s_middle_row_would_be():
+    crop = drawn_die(TWO)
+    rng = np.random.default_rng(1)
+    ys, xs = np.mgrid[:48, :48]
+    out = np.hypot(xs - 23.5, ys - 23.5)
+    for _ in range(20):
+        veined = with_vein(crop, rng, ring=True)
+        changed = np.abs(veined.astype(int) - crop.astype(int)).sum(axis=2) > 8
+        assert changed.any() and changed.mean() < 0.1
+        assert 6 < out[changed].mean() < 16  # 9-12 px out, give or take its length
+
+
+def test_ring_veins_go_on_two_to_five_pips_only():
+    x = np.stack([drawn_die(TWO), drawn_die(THREE), drawn_die(TWO)])
+    y = np.array([2, 3, 6])
+    _, labels = build_ring(x, y, np.array([True, True, True]), 40, seed=3)
+    assert set(labels.tolist()) == {2, 3}

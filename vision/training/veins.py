@@ -41,8 +41,9 @@ def pip_colour(crop: np.ndarray) -> np.ndarray:
     return np.asarray(crop.astype(np.float32)[pips].mean(axis=0), np.float32)
 
 
-def with_vein(crop: np.ndarray, rng: np.random.Generator) -> np.ndarray:
-    """``crop`` with a vein through its middle (the crop is a die, centred)."""
+def with_vein(crop: np.ndarray, rng: np.random.Generator, ring: bool = False) -> np.ndarray:
+    """``crop`` with a vein through its middle (the crop is a die, centred), or with
+    ``ring`` a shorter one 9–12 px out from it, where a 6's middle-row pips lie."""
     side = crop.shape[0]
     image = crop.astype(np.float32)
     if rng.random() < 0.5:
@@ -50,10 +51,17 @@ def with_vein(crop: np.ndarray, rng: np.random.Generator) -> np.ndarray:
     else:
         colour = np.full(3, rng.uniform(200, 255), np.float32) * rng.uniform(0.9, 1.0, 3)
     half = side / 2
-    cx, cy = half + rng.uniform(-4, 4), half + rng.uniform(-4, 4)
-    angle = rng.uniform(0, np.pi)
-    back, ahead = rng.uniform(5, 13), rng.uniform(5, 13)
-    bend = rng.uniform(-4, 4)
+    if ring:
+        around, out = rng.uniform(0, 2 * np.pi), rng.uniform(9, 12)
+        cx, cy = half + out * np.cos(around), half + out * np.sin(around)
+        angle = rng.uniform(0, np.pi)
+        back, ahead = rng.uniform(3, 7), rng.uniform(3, 7)
+        bend = rng.uniform(-2, 2)
+    else:
+        cx, cy = half + rng.uniform(-4, 4), half + rng.uniform(-4, 4)
+        angle = rng.uniform(0, np.pi)
+        back, ahead = rng.uniform(5, 13), rng.uniform(5, 13)
+        bend = rng.uniform(-4, 4)
     t = np.linspace(-1, 1, 25)
     ux, uy = np.cos(angle), np.sin(angle)
     along = np.where(t < 0, t * back, t * ahead)
@@ -64,7 +72,7 @@ def with_vein(crop: np.ndarray, rng: np.random.Generator) -> np.ndarray:
     points = (np.stack([xs, ys], 1) * UPSAMPLE).astype(np.int32)
     width = int(rng.uniform(1.0, 2.5) * UPSAMPLE)
     cv2.polylines(mask, [points], False, 255, width, cv2.LINE_AA)
-    if rng.random() < 0.3:  # a branch
+    if not ring and rng.random() < 0.3:  # a branch
         k = rng.integers(5, 20)
         turn = rng.uniform(0, np.pi)
         reach = np.array([np.cos(turn), np.sin(turn)]) * rng.uniform(4, 8) * UPSAMPLE
@@ -94,15 +102,34 @@ def build(
     return out, y[pick]
 
 
+def build_ring(
+    x: np.ndarray, y: np.ndarray, photo: np.ndarray, count: int, seed: int
+) -> tuple[np.ndarray, np.ndarray]:
+    """``count`` photo crops of 2–5 pips with a short vein where a 6's middle row would be
+    (a "4" or "5" read "6" on dark dice with veins the pips' colour), labels unchanged."""
+    rng = np.random.default_rng(seed)
+    faces = np.flatnonzero(photo & np.isin(y, [2, 3, 4, 5]))
+    if not len(faces):
+        raise SystemExit("the crops set has no photo crops of d6 faces to draw veins on")
+    pick = rng.choice(faces, count)
+    out = np.empty((len(pick), *x.shape[1:]), np.uint8)
+    for j, i in enumerate(pick):
+        out[j] = with_vein(x[i], rng, ring=True)
+    return out, y[pick]
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("crops", help="a crops set (vision.training.crops_set)")
     parser.add_argument("out", help="the veined crops, .npz (x, y, photo)")
     parser.add_argument("--count", type=int, default=8000)
     parser.add_argument("--seed", type=int, default=1)
+    parser.add_argument("--ring", action="store_true",
+                        help="short veins where a 6's middle row lies, on 2-5 pips")  # fmt: skip
     args = parser.parse_args()
     data = np.load(args.crops)
-    x, y = build(data["x"], data["y"], data["photo"], args.count, args.seed)
+    make = build_ring if args.ring else build
+    x, y = make(data["x"], data["y"], data["photo"], args.count, args.seed)
     np.savez(args.out, x=x, y=y, photo=np.ones(len(y), bool))
     print(f"wrote {args.out}: {len(y)} veined crops")
 
