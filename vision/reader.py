@@ -117,6 +117,18 @@ def _confirming(value: int | None, confidence: float, cut: bool, problem: str) -
     return value is not None and confidence >= LIKELY and not cut and not problem
 
 
+def _offered(
+    runner_up: int | None,
+    uncertain: bool,
+    value: int | None,
+    confidence: float,
+    cut: bool,
+    problem: str,
+) -> int | None:
+    """The runner-up face, kept only where the die is asked to be confirmed."""
+    return runner_up if uncertain and _confirming(value, confidence, cut, problem) else None
+
+
 class DiceReader:
     """Reads pip dice (d6, dF) with the face network; numbered dice with a taught die set."""
 
@@ -208,7 +220,7 @@ class DiceReader:
         problem = "cut by the edge" if cut else problem
         uncertain = bool(problem) or value is None or confidence < self.sure
         colour = colour_name(crop) if uncertain else ""  # named only when advice needs it
-        offered = runner_up if uncertain and _confirming(value, confidence, cut, problem) else None
+        offered = _offered(runner_up, uncertain, value, confidence, cut, problem)
         advice = (
             _advice(kind, value, confidence, colour, cut, problem, offered) if uncertain else ""
         )
@@ -251,8 +263,8 @@ class DiceReader:
         kind = guess.die or (die if die != "any" else "d6")
         uncertain = value is None or guess.confidence < self.sure
         colour = colour_name(image)
-        confirm = uncertain and _confirming(value, guess.confidence, False, guess.problem)
-        offered = guess.runner_up if confirm else None
+        conf, problem = guess.confidence, guess.problem
+        offered = _offered(guess.runner_up, uncertain, value, conf, False, problem)
         advice = (
             _advice(kind, value, guess.confidence, colour, False, guess.problem, offered)
             if uncertain

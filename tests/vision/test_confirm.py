@@ -7,7 +7,7 @@ import cv2
 
 from tests.vision import needs_photos
 from vision.datasets import iter_split, read_dataset, shared_photos
-from vision.reader import DiceReader, _advice
+from vision.reader import DiceReader, _advice, _iou
 
 
 def test_the_advice_names_the_second_face_only_when_it_asks_to_confirm() -> None:
@@ -17,13 +17,6 @@ def test_the_advice_names_the_second_face_only_when_it_asks_to_confirm() -> None
     assert _advice("d6", 3, 0.3, "red", False, "", 2) == "re-throw the red d6"  # too unsure
     cut = _advice("d6", 3, 0.6, "red", True, "", 2)
     assert cut.startswith("move the red d6") and "2" not in cut
-
-
-def _overlap(a: tuple[float, ...], b: tuple[float, ...]) -> float:
-    ix = max(0.0, min(a[2], b[2]) - max(a[0], b[0]))
-    iy = max(0.0, min(a[3], b[3]) - max(a[1], b[1]))
-    union = (a[2] - a[0]) * (a[3] - a[1]) + (b[2] - b[0]) * (b[3] - b[1]) - ix * iy
-    return ix * iy / union
 
 
 @needs_photos
@@ -43,8 +36,8 @@ def test_a_photographed_d6_to_confirm_shows_one_of_the_two_faces_offered() -> No
             if not die.advice.startswith("confirm"):
                 assert die.runner_up is None
                 continue
-            label = max(item.boxes, key=lambda b: _overlap((b.x0, b.y0, b.x1, b.y1), die.box))
-            if _overlap((label.x0, label.y0, label.x1, label.y1), die.box) < 0.3:
+            label = max(item.boxes, key=lambda b: _iou((b.x0, b.y0, b.x1, b.y1), die.box))
+            if _iou((label.x0, label.y0, label.x1, label.y1), die.box) < 0.3:
                 continue  # a find no label is for
             asked["confirm"] += 1
             asked["guess"] += label.value == die.value
