@@ -265,15 +265,10 @@ class DiceReader:
         colour = colour_name(image)
         conf, problem = guess.confidence, guess.problem
         offered = _offered(guess.runner_up, uncertain, value, conf, False, problem)
-        advice = (
-            _advice(kind, value, guess.confidence, colour, False, guess.problem, offered)
-            if uncertain
-            else ""
-        )
+        advice = _advice(kind, value, conf, colour, False, problem, offered) if uncertain else ""
         reading = DieReading(
-            kind, value, guess.confidence, (0, 0, w, h), image, uncertain, advice, colour,
-            guess.problem, offered,
-        )  # fmt: skip
+            kind, value, conf, (0, 0, w, h), image, uncertain, advice, colour, problem, offered
+        )
         return ThrowReading((reading,), (time.perf_counter() - start) * 1000)
 
 
