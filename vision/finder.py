@@ -38,6 +38,8 @@ BLOB_WINDOW = 0.25  # the light's change taken out over this share of the frame
 class Found:
     box: tuple[float, float, float, float]  # x0, y0, x1, y1 in frame pixels
     score: float
+    new_at_edge: bool = False  # an up-to-date empty-tray picture shows something new here,
+    # running up to the frame's edge: a die partly out of the frame, even where unsure
 
 
 def letterbox(
@@ -131,11 +133,16 @@ class DieFinder:
         self.small = small  # None: never look twice as large
 
     def find(
-        self, image: np.ndarray, empty_tray: np.ndarray | None = None, pips: bool = False
+        self,
+        image: np.ndarray,
+        empty_tray: np.ndarray | None = None,
+        pips: bool = False,
+        ratio: np.ndarray | None = None,
     ) -> list[Found]:
         """Dice in ``image`` (a view of the tray: dice about 3–12% of its width).  With
         ``pips`` (pip dice expected) dice larger than that are looked at again, smaller
-        (find_farther)."""
+        (find_farther).  ``ratio``: the frame's :func:`log_ratio` to the empty tray, where
+        the caller has it already."""
         found = self._find_at(image, 1.0)
         side = _side(found, image) if found else 0.0
         if found and self.small is not None and side < self.small:
@@ -152,7 +159,7 @@ class DieFinder:
             h, w = image.shape[:2]
             inside = [f for f in found if _inside(f.box, w, h)]
             past = [f for f in found if not _inside(f.box, w, h)]
-            ratio = log_ratio(image, empty_tray)
+            ratio = log_ratio(image, empty_tray) if ratio is None else ratio
             keep = set(kept_changed(change_of(ratio), inside) if inside else [])
             if past:  # by the frame's edge the light's median window is lopsided: not used
                 keep |= set(kept_changed(change_of(ratio, light=None), past))
@@ -192,14 +199,6 @@ def _side(found: list[Found], image: np.ndarray, percentile: float = 50) -> floa
 
 def _inside(box: tuple[float, float, float, float], w: int, h: int) -> bool:
     return box[0] >= 0 and box[1] >= 0 and box[2] <= w and box[3] <= h
-
-
-def change_map(
-    image: np.ndarray, empty_tray: np.ndarray, shrink: int = 4, light: float | None = LIGHT_WINDOW
-) -> np.ndarray:
-    """Per pixel (of a copy ``shrink`` times smaller): how far the frame is from the tray
-    (:func:`log_ratio`, then :func:`change_of`)."""
-    return change_of(log_ratio(image, empty_tray, shrink), light)
 
 
 def log_ratio(image: np.ndarray, empty_tray: np.ndarray, shrink: int = 4) -> np.ndarray:
@@ -248,12 +247,15 @@ def light_of(ratio: np.ndarray, window: float = LIGHT_WINDOW) -> np.ndarray:
     return (done.astype(np.float32) - 128) / LEVELS
 
 
-def light_change(image: np.ndarray, empty_tray: np.ndarray) -> float:
+def light_change(
+    image: np.ndarray, empty_tray: np.ndarray, ratio: np.ndarray | None = None
+) -> float:
     """How far the light on the tray has moved from the empty-tray picture's: the 95th
     percentile over the frame of what the light did (log units; the camera's overall
     exposure taken out).  Measured: under the picture's own light at most 0.075; a lamp's
     pool and an arm's shadow 0.15–0.35, where the reference starts to drop dice."""
-    return float(np.percentile(np.abs(light_of(log_ratio(image, empty_tray))).max(axis=2), 95))
+    ratio = log_ratio(image, empty_tray) if ratio is None else ratio
+    return float(np.percentile(np.abs(light_of(ratio)).max(axis=2), 95))
 
 
 def changed(
@@ -307,12 +309,19 @@ def kept_changed(change: np.ndarray, found: list[Found], shrink: int = 4) -> lis
 
 
 def find_by_difference(
-    image: np.ndarray, empty_tray: np.ndarray, min_side: int = 8, shrink: int = 4
+    image: np.ndarray,
+    empty_tray: np.ndarray,
+    min_side: int = 8,
+    shrink: int = 4,
+    ratio: np.ndarray | None = None,
 ) -> list[Found]:
     """Dice as the blobs where the frame differs from the empty tray (no network needed),
     measured on the change map, so that what the light did is no blob; a blob wider than
-    a quarter of the frame is no die either (dice are 3–12% of its width)."""
-    change = change_map(image, empty_tray, shrink, BLOB_WINDOW)
+    a quarter of the frame is no die either (dice are 3–12% of its width).  ``ratio``:
+    the frame's :func:`log_ratio` at ``shrink``, where the caller has it already."""
+    if ratio is None:
+        ratio = log_ratio(image, empty_tray, shrink)
+    change = change_of(ratio, BLOB_WINDOW)
     blobs = np.where(change > BLOB, 255, 0).astype(np.uint8)
     opened = cv2.morphologyEx(blobs, cv2.MORPH_OPEN, np.ones((2, 2), np.uint8))
     mask = np.asarray(cv2.morphologyEx(opened, cv2.MORPH_CLOSE, np.ones((3, 3), np.uint8)))

@@ -9,6 +9,7 @@ import numpy as np
 from vision.finder import LIGHT_MOVED, DieFinder, Found, find_by_difference, light_change
 from vision.reader import DiceReader
 from vision.render import PALETTE, RenderedThrow, ThrowSpec, render_throw
+from vision.teach_synthetic import taught_from_renders
 
 
 def _relit(image: np.ndarray, rng: np.random.Generator) -> np.ndarray:
@@ -112,3 +113,67 @@ def test_the_light_moving_since_the_reference_is_measured() -> None:
         throw = render_throw(spec, rng)
         assert light_change(throw.image, throw.empty_tray) < LIGHT_MOVED
         assert light_change(_relit(throw.image, rng), throw.empty_tray) > LIGHT_MOVED
+
+
+def _on(die_box: tuple[int, int, int, int], box: tuple[float, ...]) -> bool:
+    cx, cy = (die_box[0] + die_box[2]) / 2, (die_box[1] + die_box[3]) / 2
+    return box[0] - 4 <= cx <= box[2] + 4 and box[1] - 4 <= cy <= box[3] + 4
+
+
+def test_a_die_mostly_outside_the_frame_is_found_by_the_reference_and_called_cut() -> None:
+    rng = np.random.default_rng(93)
+    reader = DiceReader()
+    without = with_reference = cut_finds = 0
+    for k in range(8):
+        spec = ThrowSpec(dice=("d6", "dF") * 2, outside=1.0, looks=(PALETTE[k],))
+        throw = render_throw(spec, rng)
+        assert all(d.partly_outside for d in throw.dice)
+        plain = reader.read(throw.image, "any")
+        helped = reader.read(throw.image, "any", throw.empty_tray)
+        without += sum(any(_on(d.box, r.box) for r in plain.dice) for d in throw.dice)
+        with_reference += sum(any(_on(d.box, r.box) for r in helped.dice) for d in throw.dice)
+        # every reading of these dice, found by the network or by the reference, asks
+        # for the die to be moved in: none is taken as a value
+        assert all(r.problem == "cut by the edge" and r.uncertain for r in helped.dice), [
+            r.to_dict() for r in helped.dice
+        ]
+        found = reader.find(throw.image, throw.empty_tray)
+        cut_finds += sum(f.new_at_edge for f in found)
+        assert all(any(_on(d.box, f.box) for d in throw.dice) for f in found if f.new_at_edge)
+    # measured: 23 of the 32 dice read without the reference, 31 with it (one of them
+    # found by the reference alone, the rest found by the network but unsure, and seen
+    # as no die by the face network: dropped without a reference to say they are new)
+    assert cut_finds >= 1 and with_reference >= without + 5, (without, with_reference)
+
+
+def test_a_stale_reference_adds_no_dice_at_the_edge() -> None:
+    # under other light whole stretches of the frame's edge differ from the reference
+    # (burks' background, taken from another spot, made 131 "cut" readings in 36 photos
+    # before the reference's light was checked first): no find is taken from it then
+    rng = np.random.default_rng(94)
+    reader = DiceReader()
+    for k in range(6):
+        spec = ThrowSpec(dice=("d6", "d5") * 2, outside=0.5, looks=(PALETTE[k],))
+        throw = render_throw(spec, rng)
+        frame = _relit(throw.image, rng)
+        assert light_change(frame, throw.empty_tray) > LIGHT_MOVED
+        assert not any(f.new_at_edge for f in reader.find(frame, throw.empty_tray))
+
+
+def test_a_numbered_die_mostly_outside_the_frame_is_found_by_the_reference() -> None:
+    reader = DiceReader()
+    reader.add_dieset(taught_from_renders("d5", 0))
+    rng = np.random.default_rng(95)
+    without = with_reference = 0
+    for _ in range(10):
+        throw = render_throw(ThrowSpec(dice=("d5",) * 3, outside=1.0), rng)
+        plain = reader.read(throw.image, "d5")
+        helped = reader.read(throw.image, "d5", throw.empty_tray)
+        without += sum(any(_on(d.box, r.box) for r in plain.dice) for d in throw.dice)
+        with_reference += sum(any(_on(d.box, r.box) for r in helped.dice) for d in throw.dice)
+        assert all(r.problem == "cut by the edge" and r.uncertain for r in helped.dice), [
+            r.to_dict() for r in helped.dice
+        ]
+    # measured: 7 of the 30 read without the reference (white d5s, 30-85% in the frame),
+    # 18 with it
+    assert with_reference >= without + 6, (without, with_reference)
