@@ -120,6 +120,21 @@ def _on(die_box: tuple[int, int, int, int], box: tuple[float, ...]) -> bool:
     return box[0] - 4 <= cx <= box[2] + 4 and box[1] - 4 <= cy <= box[3] + 4
 
 
+def _read_cut(reader: DiceReader, throw: RenderedThrow, die: str) -> tuple[int, int]:
+    """How many of the throw's dice (all partly out of the frame) get a reading without the
+    empty-tray picture and with it; every reading with it must ask for the die to be moved
+    in, never be taken as a value."""
+    plain = reader.read(throw.image, die)
+    helped = reader.read(throw.image, die, throw.empty_tray)
+    assert all(r.problem == "cut by the edge" and r.uncertain for r in helped.dice), [
+        r.to_dict() for r in helped.dice
+    ]
+    return (
+        sum(any(_on(d.box, r.box) for r in plain.dice) for d in throw.dice),
+        sum(any(_on(d.box, r.box) for r in helped.dice) for d in throw.dice),
+    )
+
+
 def test_a_die_mostly_outside_the_frame_is_found_by_the_reference_and_called_cut() -> None:
     rng = np.random.default_rng(93)
     reader = DiceReader()
@@ -128,15 +143,8 @@ def test_a_die_mostly_outside_the_frame_is_found_by_the_reference_and_called_cut
         spec = ThrowSpec(dice=("d6", "dF") * 2, outside=1.0, looks=(PALETTE[k],))
         throw = render_throw(spec, rng)
         assert all(d.partly_outside for d in throw.dice)
-        plain = reader.read(throw.image, "any")
-        helped = reader.read(throw.image, "any", throw.empty_tray)
-        without += sum(any(_on(d.box, r.box) for r in plain.dice) for d in throw.dice)
-        with_reference += sum(any(_on(d.box, r.box) for r in helped.dice) for d in throw.dice)
-        # every reading of these dice, found by the network or by the reference, asks
-        # for the die to be moved in: none is taken as a value
-        assert all(r.problem == "cut by the edge" and r.uncertain for r in helped.dice), [
-            r.to_dict() for r in helped.dice
-        ]
+        plain, helped = _read_cut(reader, throw, "any")
+        without, with_reference = without + plain, with_reference + helped
         found = reader.find(throw.image, throw.empty_tray)
         cut_finds += sum(f.new_at_edge for f in found)
         assert all(any(_on(d.box, f.box) for d in throw.dice) for f in found if f.new_at_edge)
@@ -167,13 +175,8 @@ def test_a_numbered_die_mostly_outside_the_frame_is_found_by_the_reference() -> 
     without = with_reference = 0
     for _ in range(10):
         throw = render_throw(ThrowSpec(dice=("d5",) * 3, outside=1.0), rng)
-        plain = reader.read(throw.image, "d5")
-        helped = reader.read(throw.image, "d5", throw.empty_tray)
-        without += sum(any(_on(d.box, r.box) for r in plain.dice) for d in throw.dice)
-        with_reference += sum(any(_on(d.box, r.box) for r in helped.dice) for d in throw.dice)
-        assert all(r.problem == "cut by the edge" and r.uncertain for r in helped.dice), [
-            r.to_dict() for r in helped.dice
-        ]
+        plain, helped = _read_cut(reader, throw, "d5")
+        without, with_reference = without + plain, with_reference + helped
     # measured: 7 of the 30 read without the reference (white d5s, 30-85% in the frame),
     # 18 with it
     assert with_reference >= without + 6, (without, with_reference)
