@@ -58,6 +58,9 @@ def add_subcommand(subparsers: Any) -> None:
                     help="exactly N dice per image (default: 1 to 8)")  # fmt: skip
     sy.add_argument("--perspective", type=float, metavar="P",
                     help="camera tilt, 0 for straight down (default: the renderer's)")  # fmt: skip
+    sy.add_argument("--tray", metavar="R,G,B",
+                    help="a felt tray of this colour, e.g. 20,20,20 for black (default: grey, "
+                         "green felt or wood at random)")  # fmt: skip
     sy.set_defaults(handler=run_synth)
 
     from vision.check_cli import add_check
@@ -198,6 +201,14 @@ def run_synth(args: argparse.Namespace) -> int:
         spec["per_image"] = (args.per_image, args.per_image)
     if args.perspective is not None:
         spec["perspective"] = args.perspective
+    if args.tray is not None:
+        try:
+            r, g, b = (int(v) for v in args.tray.split(","))
+        except ValueError:
+            return _fail(f"--tray must be three numbers R,G,B from 0 to 255, not {args.tray!r}")
+        if not all(0 <= v <= 255 for v in (r, g, b)):
+            return _fail(f"--tray must be three numbers R,G,B from 0 to 255, not {args.tray!r}")
+        spec["tray"] = (b, g, r)
     labels = write_dataset(
         args.directory, args.count, np.random.default_rng(args.seed),
         dice_choices=tuple(args.dice), **spec,

@@ -108,6 +108,8 @@ class ThrowSpec:
     perspective: float = 0.15
     looks: tuple[DieLook, ...] | None = None
     jpeg: bool = True  # finish with a JPEG round trip (quality 80-95)
+    tray: tuple[int, int, int] | None = None  # the tray's colour (BGR, felt); None: grey,
+    # green felt or wood, drawn at random
 
 
 PALETTE: tuple[DieLook, ...] = (
@@ -223,7 +225,7 @@ def _plan(spec: ThrowSpec, rng: np.random.Generator) -> _Plan:
                 raise ValueError(f"a {d} has no face {v}")
     w, h = spec.size
     pad = math.ceil(0.5 * spec.perspective * max(w, h) * SS) + 8
-    tray_f, light = tray(w * SS + 2 * pad, h * SS + 2 * pad, SS, rng)
+    tray_f, light = tray(w * SS + 2 * pad, h * SS + 2 * pad, SS, rng, spec.tray)
     homography, foot = _camera(w, h, pad, spec.perspective, rng)
     inverse = np.linalg.inv(homography)
     foot_src = cv2.perspectiveTransform(foot.reshape(1, 1, 2), inverse).reshape(2)

@@ -406,16 +406,21 @@ def motion_kernel(length: int, angle: float) -> np.ndarray:
     return k / k.sum()
 
 
-def tray(w: int, h: int, ss: int, rng: np.random.Generator) -> tuple[np.ndarray, np.ndarray]:
-    """Tray colour (lit, float32) and the lighting factor, in scene pixels."""
+def tray(
+    w: int, h: int, ss: int, rng: np.random.Generator, colour: tuple[int, int, int] | None = None
+) -> tuple[np.ndarray, np.ndarray]:
+    """Tray colour (lit, float32) and the lighting factor, in scene pixels; ``colour`` (BGR):
+    a felt of that colour, else grey, green felt or wood at random."""
     lw, lh = -(-w // ss), -(-h // ss)  # textures are made at output resolution
 
     def smooth(shape: tuple[int, int], scale: float) -> np.ndarray:
         small = rng.normal(0.0, 1.0, shape).astype(np.float32)
         return cv2.resize(small, (lw, lh), interpolation=cv2.INTER_CUBIC) * scale
 
-    kind = int(rng.integers(3))
+    kind = int(rng.integers(3))  # drawn either way: throws with no colour stay as they were
     base = [(176, 178, 181), (48, 108, 42), (42, 72, 112)][kind]
+    if colour is not None:
+        kind, base = 1, colour
     base_f = np.array(base, np.float32) * rng.uniform(0.85, 1.12)
     shade = smooth((5, 5), 6.0) + smooth((lh // 2, lw // 2), (2.5, 5.0, 3.0)[kind])
     if kind == 2:  # wood grain: streaks along one axis

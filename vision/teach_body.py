@@ -40,6 +40,7 @@ class Body:
     size: float
     mask: np.ndarray | None = field(default=None, repr=False, compare=False)  # 255 on the body
     carved: bool = False  # only found by splitting or opening an outline (see locate)
+    untold: bool = False  # not told from the tray at all: the finder's box stands in
 
     def outline(self) -> tuple[float, float, float, float]:
         """The body's box (x0, y0, x1, y1) in the region's pixels: its mask's, or a square

@@ -367,3 +367,17 @@ def test_large_dice_are_found_whole_not_pip_by_pip(reader: DiceReader) -> None:
     # veins round; at the usual view alone: 64 finds, 45 right, 4 wrong)
     assert count["finds"] <= count["thrown"] + 6 and count["wrong"] <= 3, count
     assert count["right"] >= count["thrown"] - 3, count
+
+
+def test_the_synthetic_set_can_be_thrown_on_a_tray_of_ones_choosing(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    out = tmp_path / "black"
+    args = ["vision", "synth", str(out), "--count", "1", "--per-image", "1", "--tray"]
+    assert main([*args, "20,20,20"]) == 0
+    image = cv2.imread(str(next((out / "images").iterdir())))
+    assert image is not None and float(np.median(image)) < 40  # a black felt, mostly
+    capsys.readouterr()
+    assert main([*args, "20,20"]) == 2
+    assert "R,G,B" in capsys.readouterr().err
+    assert main([*args, "20,20,300"]) == 2
