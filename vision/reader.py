@@ -40,6 +40,7 @@ BLURRED = 0.15  # a die's outline less steep than this (sharpness()) is blurred:
 BLUR = "blurred"
 LIKELY = 0.45  # at or above (but below SURE): "confirm: V?"; below: re-throw
 FOREIGN = "not of the set"  # a numbered die whose colour no taught face has
+TRAY_COLOURED = "the tray's colour"  # a numbered die not told from the tray: asked to confirm
 EDGE = 2.0  # a box this close to the frame's edge is cut by it ...
 CUT_CORE = 0.9  # ... once shrunk to this share of its side around its centre: the finder's
 # box is up to a third larger than the die, and a die lying whole by the tray's wall is
@@ -57,8 +58,8 @@ class DieReading:
     uncertain: bool = False
     advice: str = ""
     colour: str = ""
-    problem: str = ""  # "cocked", "impossible pips", "cut by the edge", "not of the set":
-    # why it is uncertain
+    problem: str = ""  # "cocked", "impossible pips", "cut by the edge", "not of the set",
+    # "blurred", "the tray's colour": why it is uncertain
     runner_up: int | None = None  # with "confirm: V or R?": the next likeliest face, R
 
     def to_reading(self, source: str = "camera") -> Reading | None:
@@ -115,13 +116,16 @@ def _advice(
         shown = " or ".join(
             f"{v:+d}" if die == "dF" else str(v) for v in (value, runner_up) if v is not None
         )
+        if problem == TRAY_COLOURED:
+            return (f"confirm: {shown}? (the {name}: it is the tray's colour, so it cannot be "
+                    "read for sure; on a tray of another colour it can)")  # fmt: skip
         return f"confirm: {shown}? (the {name})"
     return f"re-throw the {name}"
 
 
 def _confirming(value: int | None, confidence: float, cut: bool, problem: str) -> bool:
     """Whether an uncertain die's advice is to confirm its guess (else: move, re-throw…)."""
-    return value is not None and confidence >= LIKELY and not cut and not problem
+    return value is not None and confidence >= LIKELY and not cut and problem in ("", TRAY_COLOURED)
 
 
 def _offered(
@@ -268,7 +272,7 @@ class DiceReader:
                     continue  # something cut off by the frame's edge that matches no face
             value = match.value if match.confidence > 0 else None
             crop = crop_die(image, f.box, SIDE, margin=1.0)
-            problem = FOREIGN if match.foreign else ""
+            problem = FOREIGN if match.foreign else TRAY_COLOURED if match.untold else ""
             reading = self._die_reading(
                 image, f.box, dieset.reading_die, value, match.confidence, crop, problem, cut,
                 runner_up=match.runner_up,

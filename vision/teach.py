@@ -75,6 +75,7 @@ class FaceMatch:
     cut: bool = False  # from read(): the body runs up to the frame's edge
     foreign: bool = False  # a die body of another colour than every taught face's
     runner_up: int | None = None  # the next closest face (offered beside a guess to confirm)
+    untold: bool = False  # no body told apart from the tray: read from the box, never sure
 
 
 def _confidence(score: float, second: float) -> float:
@@ -300,7 +301,9 @@ class DieSet:
         seen = sure > 0 or not body.carved  # a carved body that matches no face is no die
         if body.untold:
             sure = min(sure, UNTOLD)
-        return FaceMatch(value, score, score - second, sure, seen, outline, runner_up=runner)
+        return FaceMatch(
+            value, score, score - second, sure, seen, outline, runner_up=runner, untold=body.untold
+        )
 
     # --- on disk ------------------------------------------------------------------------------
     def save(self, folder: Path) -> None:

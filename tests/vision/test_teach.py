@@ -393,6 +393,11 @@ def test_a_numbered_die_the_colour_of_its_tray_is_left_to_confirm_not_lost() -> 
                 on = [r for r in result.dice if _holds(r.box, cx, cy)]
                 read += bool(on)
                 wrong += any(not r.uncertain and r.value != d.value for r in on)
-                untold += any(r.uncertain and r.advice.startswith("confirm") for r in on)
-    # measured here: 21 of the 24 get a reading (10 before), 19 of them "confirm: V?"
-    assert wrong == 0 and read >= thrown - 5 and untold >= 12, (thrown, read, wrong, untold)
+                untold += any(
+                    r.problem == "the tray's colour" and r.advice.startswith("confirm")
+                    and "tray of another colour" in r.advice
+                    for r in on
+                )  # fmt: skip
+    # measured here: 21 of the 24 get a reading (10 before), 11 of them "confirm: V? (the
+    # white d5: it is the tray's colour ...)"
+    assert wrong == 0 and read >= thrown - 5 and untold >= 8, (thrown, read, wrong, untold)
