@@ -204,9 +204,9 @@ def run_synth(args: argparse.Namespace) -> int:
     if args.tray is not None:
         try:
             r, g, b = (int(v) for v in args.tray.split(","))
+            if not all(0 <= v <= 255 for v in (r, g, b)):
+                raise ValueError
         except ValueError:
-            return _fail(f"--tray must be three numbers R,G,B from 0 to 255, not {args.tray!r}")
-        if not all(0 <= v <= 255 for v in (r, g, b)):
             return _fail(f"--tray must be three numbers R,G,B from 0 to 255, not {args.tray!r}")
         spec["tray"] = (b, g, r)
     labels = write_dataset(

@@ -266,16 +266,13 @@ class DieSet:
             raise DieSetError(f"die set {self.name!r} has no taught faces yet")
         bank = self._ready()
         region = cv2.resize(crop, (REGION, REGION), interpolation=cv2.INTER_AREA)
-        body = (
-            locate(region, margin)
-            if margin > 1.2
-            else Body(REGION / 2, REGION / 2, REGION / margin)
-        )
+        boxed = Body(REGION / 2, REGION / 2, REGION / margin)  # the finder's box as the body
+        body = locate(region, margin) if margin > 1.2 else boxed
         if body is None and untold:
             # a die of the tray's own colour (a white die on a white tray) has no outline
             # apart from it: the finder's box stands in, it counts as a die only where its
             # marks match a taught face, and it is never sure (UNTOLD)
-            body = Body(REGION / 2, REGION / 2, REGION / margin, carved=True, untold=True)
+            body = replace(boxed, carved=True, untold=True)
         if body is None:
             return FaceMatch(bank.values[0], 0.0, 0.0, 0.0, seen=False)
         outline = body.outline()
