@@ -209,12 +209,13 @@ def test_only_an_answer_short_of_certain_is_checked_on_a_closer_cut(
     assert first["certain"] >= 3 and first["sure, short of certain"] >= 1, first
 
 
-def test_the_coarse_stage_compares_each_face_s_likeliest_views_only(
+def test_the_coarse_stage_compares_the_likeliest_faces_likeliest_views_only(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     """A set taught from two designs a face has 12 views a face; the coarse stage compares
-    the COARSE_VIEWS the polar image ranks first, and the die is still read."""
-    from vision.teach_marks import COARSE_VIEWS, Bank
+    the COARSE_VIEWS the polar image ranks first, of the POLAR_FACES faces it ranks first
+    (10 of a d20's 20), and the die is still read."""
+    from vision.teach_marks import COARSE_VIEWS, POLAR_FACES, Bank
 
     compared: list[np.ndarray] = []
     coarse = Bank._coarse_scores
@@ -227,7 +228,8 @@ def test_the_coarse_stage_compares_each_face_s_likeliest_views_only(
     dieset = _taught("d20", 0)
     bank = dieset._ready()
     per_face = Counter(bank.values)
-    assert min(per_face.values()) > COARSE_VIEWS  # the set has views to leave out
+    assert min(per_face.values()) > COARSE_VIEWS  # the set has views to leave out ...
+    assert len(per_face) > POLAR_FACES  # ... and faces
     throw = render_throw(
         ThrowSpec(dice=("d20",) * 3, looks=(PALETTE[0],)), np.random.default_rng(20)
     )
@@ -235,12 +237,18 @@ def test_the_coarse_stage_compares_each_face_s_likeliest_views_only(
     reader.diesets = {"d20": dieset}
     read = reader.read(throw.image, "d20", throw.empty_tray)
     assert compared
+    faces_compared: set[int] = set()
     for views in compared:
         counts = Counter(bank.values[n] for n in set(views.tolist()))
-        assert set(counts) == set(per_face) and max(counts.values()) == COARSE_VIEWS
+        assert len(counts) == POLAR_FACES and set(counts.values()) == {COARSE_VIEWS}
+        faces_compared |= set(counts)
     sure = Counter(d.value for d in read.certain)
+    assert set(sure) <= faces_compared
     assert not sure - Counter(d.value for d in throw.dice)  # nothing read wrong
-    assert sum(sure.values()) >= 2  # measured: 2 of 3 read, the third left to confirm
+    # measured: 1 of 3 read sure, two left to confirm.  Before the polar image chose the
+    # faces, the "20" was read at 0.70 (sure) without being compared with "18"; compared,
+    # it is 0.59, "confirm: 20 or 18?"
+    assert sum(sure.values()) >= 1
 
 
 def test_a_numbered_die_cut_by_the_edge_is_flagged_and_a_whole_one_by_it_is_read() -> None:
