@@ -264,7 +264,10 @@ class Bank:
                 for value in dict.fromkeys(self.values)
             }
         count = len(self.values)
-        chosen = np.array([n for n, v in enumerate(self.values) if only is None or v in only])
+        chosen = (
+            np.arange(count) if only is None
+            else np.sort(np.concatenate([self._views_of[v] for v in only]))
+        )  # fmt: skip
         stacked = self._stacked if only is None else self._stacked[:, :, chosen]
         # stage 1, per frequency: every scale of the query against every taught view at once
         spectra = np.matmul(_scaled(query.spectrum[:FREQS]), stacked)  # frequency × scale × view
@@ -308,12 +311,12 @@ class Bank:
             ).reshape(len(kept), TURNS)
             pick = tried.argmax(axis=1)
             prior = tried.max(axis=1)
-            ranked = self._faces(list(prior))
+            ranked = self._faces(prior)
             only = set(sorted(ranked, key=lambda v: -ranked[v])[:REFINE])
             poses = {
                 n: [(float(every[n, pick[n], 0]), float(every[n, pick[n], 1]))]
-                for n, v in enumerate(self.values)
-                if v in only
+                for v in only
+                for n in self._views_of[v].tolist()
             }
         # stage 2, fine, for the closest faces: each view at its pose(s), then the best
         # nudged finer than the first stage's grid
@@ -327,8 +330,8 @@ class Bank:
 
         both: dict[int, float] = {}
         for value in only:
-            views = [n for n, v in enumerate(self.values) if v == value]
-            views = sorted(views, key=lambda n: -prior[n])[:FINE_VIEWS]
+            views = self._views_of[value]
+            views = views[np.argsort(-prior[views], kind="stable")[:FINE_VIEWS]].tolist()
             for n in views:
                 for at in poses[n]:
                     better(n, *at)
@@ -337,8 +340,7 @@ class Bank:
             for dturn, dscale in _NUDGES:
                 better(n, turn + dturn, scale * dscale)  # n stays the face's best view
             both[value] = (scores[n] + self._compare_detail(query, n, *best_at[n])) / 2
-        found = self._faces(scores)
-        return {v: found[v] for v in only}, both
+        return {v: max(scores[n] for n in self._views_of[v].tolist()) for v in only}, both
 
     def _coarse_scores(self, query: Marks, at: np.ndarray, views: np.ndarray) -> np.ndarray:
         """Taught views against the query at half resolution, row by row: view ``views[i]``
@@ -377,11 +379,9 @@ class Bank:
         norms = np.sqrt((taught**2).sum(axis=(1, 2)))[:, None, None]
         return np.asarray((dots / (spread * np.maximum(norms, 1e-12))).max(axis=(1, 2)))
 
-    def _faces(self, scores: list[float]) -> dict[int, float]:
-        best: dict[int, float] = {}
-        for value, score in zip(self.values, scores, strict=True):
-            best[value] = max(best.get(value, -1.0), score)
-        return best
+    def _faces(self, scores: np.ndarray) -> dict[int, float]:
+        """Each face's best score over its views."""
+        return {value: float(scores[views].max()) for value, views in self._views_of.items()}
 
     def _compare(self, query: Marks, n: int, turn: float, scale: float) -> float:
         """View ``n`` against the query at this pose, at full resolution (the coarse stage
