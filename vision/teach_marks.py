@@ -18,10 +18,12 @@ view at once, its best turn and scale.  Then the query's ink is turned and
 scaled to that pose and compared with the taught view's ink, square against
 square, by normalised cross-correlation that lets the centre be a few pixels
 off (the polar image alone depends too much on where the centre falls to tell
-"16" from "18"): every view at its two best turns at half resolution, then
-the closest few faces at full resolution, nudged finer than the first stage's
-grid.  Long straight lines of ink (the edge of a side face seen at an angle)
-are taken out first: no numeral's stroke is that long.
+"16" from "18"): the likeliest faces' likeliest views at their two best turns
+at half resolution, then the closest few faces at full resolution, nudged
+finer than the first stage's grid.  The comparisons of a stage are made in
+batches (one remap, one FFT), not one by one.  Long straight lines of ink
+(the edge of a side face seen at an angle) are taken out first: no numeral's
+stroke is that long.
 """
 
 from __future__ import annotations
@@ -225,6 +227,62 @@ def _circular_max(values: np.ndarray, reach: int) -> np.ndarray:
     return np.asarray(cv2.dilate(padded, kernel, borderType=cv2.BORDER_REPLICATE))[reach:-reach]
 
 
+@dataclass(frozen=True)
+class _Squares:
+    """Taught views' squares of ink, zero-mean, kept as the conjugates of their FFTs, for
+    normalised cross-correlation with a query's squares in batches (:meth:`scores`)."""
+
+    spectra: np.ndarray  # views × size × (size // 2 + 1), complex
+    norms: np.ndarray  # each square's root sum of squares
+    side: int  # a square's side, pixels
+    slack: int  # how far the query's square may be off, either way, pixels
+    stride: int  # view pixels per pixel of a square
+
+    @classmethod
+    def of(cls, squares: list[np.ndarray], slack: int, stride: int) -> _Squares:
+        stack = np.stack(squares)
+        stack = stack - stack.mean(axis=(1, 2), keepdims=True)
+        side = stack.shape[1]
+        size = scipy.fft.next_fast_len(side + 2 * slack, real=True)
+        spectra = np.conj(scipy.fft.rfft2(stack, s=(size, size))).astype(np.complex64)
+        return cls(spectra, np.sqrt((stack**2).sum(axis=(1, 2))), side, slack, stride)
+
+    def scores(
+        self, source: np.ndarray, centre: tuple[float, float], at: np.ndarray, views: np.ndarray
+    ) -> np.ndarray:
+        """Row ``i``: view ``views[i]`` against ``source`` turned and scaled by ``at[i]``
+        (turn, scale) around ``centre``, the best normalised cross-correlation over the
+        shifts the slack allows.  The query is sampled at every pose with one remap; the
+        correlations at every shift come from one batched FFT (the square fits its FFT
+        unwrapped, so these are the direct sums), the squares' sums from integral images."""
+        side, slack, count = self.side, self.slack, len(at)
+        big, shifts, size = side + 2 * slack, 2 * slack + 1, self.spectra.shape[1]
+        offsets = (np.arange(big, dtype=np.float32) - (big - 1) / 2) * self.stride
+        c = (np.cos(at[:, 0]) * at[:, 1]).astype(np.float32)[:, None, None]
+        s = (np.sin(at[:, 0]) * at[:, 1]).astype(np.float32)[:, None, None]
+        dx, dy = offsets[None, None, :], offsets[None, :, None]
+        map_x = (centre[0] + c * dx - s * dy).reshape(-1, big)
+        map_y = (centre[1] + s * dx + c * dy).reshape(-1, big)
+        posed = cv2.remap(source, map_x, map_y, cv2.INTER_LINEAR, borderValue=0.0)
+        spectra = scipy.fft.rfft2(posed.reshape(count, big, big), s=(size, size))
+        dots = scipy.fft.irfft2(spectra * self.spectra[views], s=(size, size))
+        dots = dots[:, :shifts, :shifts]  # templates are zero-mean: no mean to take off
+        top = (np.arange(count)[:, None, None] * big + np.arange(shifts)[None, :, None],
+               np.arange(shifts)[None, None, :])  # fmt: skip
+
+        def box(integral: np.ndarray) -> np.ndarray:  # sums over every side × side square
+            y, x = top
+            return np.asarray(
+                integral[y + side, x + side] - integral[y, x + side]
+                - integral[y + side, x] + integral[y, x]
+            )  # fmt: skip
+
+        total, energy = box(cv2.integral(posed)), box(cv2.integral(posed * posed))
+        spread = np.sqrt(np.maximum(energy - total**2 / (side * side), 1e-12))
+        norms = np.maximum(self.norms[views], 1e-12)[:, None, None]
+        return np.asarray((dots / (spread * norms)).max(axis=(1, 2)))
+
+
 class Bank:
     """Taught views of a die set's faces, ready to be compared with a die."""
 
@@ -234,7 +292,7 @@ class Bank:
         self._windows: list[np.ndarray] = []
         self._details: list[np.ndarray] = []
         self._coarse: list[np.ndarray] = []
-        self._coarse_stack = np.zeros((0, 0, 0), np.float32)
+        self._squares: dict[str, _Squares] = {}  # "coarse", "ink" and "detail"
         self._views_of: dict[int, np.ndarray] = {}
         self._stacked: np.ndarray | None = None
 
@@ -254,11 +312,14 @@ class Bank:
     ) -> tuple[dict[int, float], dict[int, float]]:
         """The closest taught faces' best normalised cross-correlations with ``query`` over
         their views, −1..1 (the REFINE closest, or the faces ``only``): of the ink alone,
-        and the mean of the ink's and its detail's (see :meth:`_compare_detail`)."""
+        and the mean of the ink's and its detail's (see :meth:`_fine_scores`)."""
         if self._stacked is None:  # frequency × RADII × taught views
             self._stacked = np.ascontiguousarray(np.stack(self._spectra, axis=-1)[:FREQS])
-            coarse = np.stack(self._coarse)
-            self._coarse_stack = coarse - coarse.mean(axis=(1, 2), keepdims=True)
+            self._squares = {
+                "coarse": _Squares.of(self._coarse, SLACK // COARSE + 1, COARSE),
+                "ink": _Squares.of(self._windows, SLACK, 1),
+                "detail": _Squares.of(self._details, SLACK, 1),
+            }
             self._views_of = {
                 value: np.array([n for n, v in enumerate(self.values) if v == value])
                 for value in dict.fromkeys(self.values)
@@ -293,7 +354,7 @@ class Bank:
         every = every.transpose(1, 0, 2)
         poses: dict[int, list[tuple[float, float]]]
         if only is not None:  # the faces asked for, each view at each of its turns
-            poses = {n: [(float(t), float(k)) for t, k in every[n]] for n in chosen}
+            poses = {n: [(float(t), float(k)) for t, k in every[n]] for n in chosen.tolist()}
             prior = by_turn.max(axis=0)
         else:
             # stage 2, coarse: each face's COARSE_VIEWS likeliest views (by the polar
@@ -318,82 +379,58 @@ class Bank:
                 for v in only
                 for n in self._views_of[v].tolist()
             }
-        # stage 2, fine, for the closest faces: each view at its pose(s), then the best
-        # nudged finer than the first stage's grid
-        scores = [-1.0] * count
-        best_at = [(0.0, 1.0)] * count
+        # stage 2, fine, for the closest faces: their likeliest views at their pose(s), all
+        # at once; then each face's best view nudged finer than the first stage's grid, and
+        # compared by its ink's detail at the pose found
+        faces = list(only)
+        likeliest = {
+            value: views[np.argsort(-prior[views], kind="stable")[:FINE_VIEWS]].tolist()
+            for value in faces
+            for views in (self._views_of[value],)
+        }
+        rows = [(n, at) for value in faces for n in likeliest[value] for at in poses[n]]
+        scores = {n: -1.0 for n, _ in rows}
+        best_at = {n: (0.0, 1.0) for n, _ in rows}
 
-        def better(n: int, turn: float, scale: float) -> None:
-            score = self._compare(query, n, turn, scale)
-            if score > scores[n]:
-                scores[n], best_at[n] = score, (turn, scale)
+        def compared(rows: list[tuple[int, tuple[float, float]]]) -> None:
+            found = self._fine_scores(query, rows, "ink")
+            for (n, at), score in zip(rows, found.tolist(), strict=True):
+                if score > scores[n]:
+                    scores[n], best_at[n] = score, at
 
-        both: dict[int, float] = {}
-        for value in only:
-            views = self._views_of[value]
-            views = views[np.argsort(-prior[views], kind="stable")[:FINE_VIEWS]].tolist()
-            for n in views:
-                for at in poses[n]:
-                    better(n, *at)
-            n = max(views, key=lambda n: scores[n])
-            turn, scale = best_at[n]
-            for dturn, dscale in _NUDGES:
-                better(n, turn + dturn, scale * dscale)  # n stays the face's best view
-            both[value] = (scores[n] + self._compare_detail(query, n, *best_at[n])) / 2
-        return {v: max(scores[n] for n in self._views_of[v].tolist()) for v in only}, both
+        compared(rows)
+        best_view = {value: max(likeliest[value], key=lambda n: scores[n]) for value in faces}
+        compared([
+            (n, (best_at[n][0] + dturn, best_at[n][1] * dscale))
+            for n in best_view.values()
+            for dturn, dscale in _NUDGES
+        ])  # fmt: skip
+        detail = self._fine_scores(query, [(n, best_at[n]) for n in best_view.values()], "detail")
+        both = {
+            value: (scores[n] + float(more)) / 2
+            for (value, n), more in zip(best_view.items(), detail, strict=True)
+        }
+        return {value: max(scores[n] for n in likeliest[value]) for value in faces}, both
+
+    def _fine_scores(
+        self, query: Marks, rows: list[tuple[int, tuple[float, float]]], what: str
+    ) -> np.ndarray:
+        """Views against the query at full resolution, row by row: (view, (turn, scale));
+        ``what`` is "ink" or "detail".  The ink's score is mostly the numeral's blob: it put
+        a rendered d20's "10", "16" and "18" within 0.01 of each other (0.99), so that many
+        were left to "confirm"; the detail (strokes, the holes of "0", "6" and "8") tells
+        them apart, but drops far when a pose is a little off, so it is only compared at
+        the pose the ink found, and never used alone."""
+        source = query.ink if what == "ink" else query.detail
+        at = np.array([pose for _, pose in rows], np.float64).reshape(-1, 2)
+        views = np.array([n for n, _ in rows], np.intp)
+        return self._squares[what].scores(source, query.centre, at, views)
 
     def _coarse_scores(self, query: Marks, at: np.ndarray, views: np.ndarray) -> np.ndarray:
         """Taught views against the query at half resolution, row by row: view ``views[i]``
-        at the pose ``at[i]`` (turn, scale), all at once: the query sampled at every pose
-        with one remap, then the normalised cross-correlations batched (the squares' sums
-        from integral images)."""
-        side, slack = WINDOW // COARSE, SLACK // COARSE + 1
-        big, shifts, count = side + 2 * slack, 2 * slack + 1, len(at)
-        offsets = (np.arange(big, dtype=np.float32) - (big - 1) / 2) * COARSE
-        c = (np.cos(at[:, 0]) * at[:, 1]).astype(np.float32)[:, None, None]
-        s = (np.sin(at[:, 0]) * at[:, 1]).astype(np.float32)[:, None, None]
-        dx, dy = offsets[None, None, :], offsets[None, :, None]
-        map_x = (query.centre[0] + c * dx - s * dy).reshape(-1, big)
-        map_y = (query.centre[1] + s * dx + c * dy).reshape(-1, big)
-        posed = cv2.remap(query.ink, map_x, map_y, cv2.INTER_LINEAR, borderValue=0.0)
-        squares = posed.reshape(count, big, big)
-        taught = self._coarse_stack[views]
-        dots = np.empty((count, shifts, shifts), np.float32)  # templates are zero-mean
-        for i in range(shifts):  # a shift at a time: twice as fast as one einsum over all
-            for j in range(shifts):
-                dots[:, i, j] = np.einsum(
-                    "pkl,pkl->p", squares[:, i : i + side, j : j + side], taught
-                )
-        top = (np.arange(count)[:, None, None] * big + np.arange(shifts)[None, :, None],
-               np.arange(shifts)[None, None, :])  # fmt: skip
-
-        def box(integral: np.ndarray) -> np.ndarray:  # sums over every side × side square
-            y, x = top
-            return np.asarray(
-                integral[y + side, x + side] - integral[y, x + side]
-                - integral[y + side, x] + integral[y, x]
-            )  # fmt: skip
-
-        total, energy = box(cv2.integral(posed)), box(cv2.integral(posed * posed))
-        spread = np.sqrt(np.maximum(energy - total**2 / (side * side), 1e-12))
-        norms = np.sqrt((taught**2).sum(axis=(1, 2)))[:, None, None]
-        return np.asarray((dots / (spread * np.maximum(norms, 1e-12))).max(axis=(1, 2)))
+        at the pose ``at[i]`` (turn, scale)."""
+        return self._squares["coarse"].scores(query.ink, query.centre, at, views)
 
     def _faces(self, scores: np.ndarray) -> dict[int, float]:
         """Each face's best score over its views."""
         return {value: float(scores[views].max()) for value, views in self._views_of.items()}
-
-    def _compare(self, query: Marks, n: int, turn: float, scale: float) -> float:
-        """View ``n`` against the query at this pose, at full resolution (the coarse stage
-        is :meth:`_coarse_scores`): the normalised cross-correlation of their ink."""
-        posed = window(query.ink, query.centre, turn, scale, WINDOW + 2 * SLACK)
-        return float(cv2.matchTemplate(posed, self._windows[n], cv2.TM_CCOEFF_NORMED).max())
-
-    def _compare_detail(self, query: Marks, n: int, turn: float, scale: float) -> float:
-        """The same for the ink's detail, at the pose the ink found.  The ink's score is
-        mostly the numeral's blob: it put a rendered d20's "10", "16" and "18" within 0.01
-        of each other (0.99), so that many were left to "confirm"; the detail (strokes,
-        the holes of "0", "6" and "8") tells them apart, but drops far when a pose is a
-        little off, so it is never used alone."""
-        posed = window(query.detail, query.centre, turn, scale, WINDOW + 2 * SLACK)
-        return float(cv2.matchTemplate(posed, self._details[n], cv2.TM_CCOEFF_NORMED).max())
