@@ -267,15 +267,17 @@ class _Squares:
         spectra = scipy.fft.rfft2(posed.reshape(count, big, big), s=(size, size))
         dots = scipy.fft.irfft2(spectra * self.spectra[views], s=(size, size))
         dots = dots[:, :shifts, :shifts]  # templates are zero-mean: no mean to take off
-        top = (np.arange(count)[:, None, None] * big + np.arange(shifts)[None, :, None],
-               np.arange(shifts)[None, None, :])  # fmt: skip
 
         def box(integral: np.ndarray) -> np.ndarray:  # sums over every side × side square
-            y, x = top
-            return np.asarray(
-                integral[y + side, x + side] - integral[y, x + side]
-                - integral[y + side, x] + integral[y, x]
-            )  # fmt: skip
+            # each square's rows of the integral image, and the row after them (the next
+            # square's first): views that overlap by a row
+            step, across = integral.strides
+            rows = np.lib.stride_tricks.as_strided(
+                integral, (count, big + 1, big + 1), (big * step, step, across), writeable=False
+            )
+            near, far = slice(0, shifts), slice(side, side + shifts)
+            return np.asarray(rows[:, far, far] - rows[:, near, far] - rows[:, far, near]
+                              + rows[:, near, near])  # fmt: skip
 
         total, energy = box(cv2.integral(posed)), box(cv2.integral(posed * posed))
         spread = np.sqrt(np.maximum(energy - total**2 / (side * side), 1e-12))
