@@ -41,6 +41,8 @@ BLUR = "blurred"
 LIKELY = 0.45  # at or above (but below SURE): "confirm: V?"; below: re-throw
 FOREIGN = "not of the set"  # a numbered die whose colour no taught face has
 TRAY_COLOURED = "the tray's colour"  # a numbered die not told from the tray: asked to confirm
+LEANING = "may be cocked"  # a numbered die whose numeral lies off its body's middle, as a
+# cocked die's does (some flat dice too: asked to confirm, not to re-throw)
 EDGE = 2.0  # a box this close to the frame's edge is cut by it ...
 CUT_CORE = 0.9  # ... once shrunk to this share of its side around its centre: the finder's
 # box is up to a third larger than the die, and a die lying whole by the tray's wall is
@@ -119,13 +121,19 @@ def _advice(
         if problem == TRAY_COLOURED:
             return (f"confirm: {shown}? (the {name}: it is the tray's colour, so it cannot be "
                     "read for sure; on a tray of another colour it can)")  # fmt: skip
+        if problem == LEANING:
+            return (f"confirm: {shown}? (the {name}: its numeral lies off its middle, as on a "
+                    "cocked die; if it is cocked, re-throw it)")  # fmt: skip
         return f"confirm: {shown}? (the {name})"
     return f"re-throw the {name}"
 
 
 def _confirming(value: int | None, confidence: float, cut: bool, problem: str) -> bool:
     """Whether an uncertain die's advice is to confirm its guess (else: move, re-throw…)."""
-    return value is not None and confidence >= LIKELY and not cut and problem in ("", TRAY_COLOURED)
+    return (
+        value is not None and confidence >= LIKELY and not cut
+        and problem in ("", TRAY_COLOURED, LEANING)
+    )  # fmt: skip
 
 
 def _offered(
@@ -272,7 +280,10 @@ class DiceReader:
                     continue  # something cut off by the frame's edge that matches no face
             value = match.value if match.confidence > 0 else None
             crop = crop_die(image, f.box, SIDE, margin=1.0)
-            problem = FOREIGN if match.foreign else TRAY_COLOURED if match.untold else ""
+            problem = (
+                FOREIGN if match.foreign else TRAY_COLOURED if match.untold
+                else LEANING if match.off_middle and value is not None else ""
+            )  # fmt: skip
             reading = self._die_reading(
                 image, f.box, dieset.reading_die, value, match.confidence, crop, problem, cut,
                 runner_up=match.runner_up,

@@ -34,7 +34,7 @@ import numpy as np
 from mechanics.reading import faces_of
 from vision.crops import crop_die
 from vision.teach_body import MARGIN, Body, body_colour, colour_gap, locate
-from vision.teach_marks import SIDE, VARIANTS, Bank, Marks, ink_polarity
+from vision.teach_marks import SIDE, VARIANTS, VIEW, Bank, Marks, ink_polarity
 
 __all__ = ["DIE_TYPES", "MARGIN", "SIDE", "DieSet", "DieSetError", "FaceMatch", "locate"]
 
@@ -50,6 +50,9 @@ MIN_RATIO = 1.55  # the next face must miss by this many times as much as the be
 UNTOLD = 0.6  # the most sure a die read from the finder's box alone may be (the reader's
 # threshold is 0.7): its body was not told from the tray, so its marks' place and size are
 # guesses; asked to be confirmed (one wrong in 40 such dice on rendered felt, taken sure)
+OFF_MIDDLE = 0.18  # die sizes: a d10's or d20's numeral this far from its body's middle may
+# be on a face that does not lie flat (a cocked die): asked to be confirmed (see docs/vision.md)
+LEANS = ("d10", "d20")  # a d5's side band, seen at a slant, moves its middle as much
 TOUCH = 2  # region pixels: a body's outline this close to the frame's edge runs up to it
 DIE_TYPES = ("d5", "d6_numeral", "d10", "d20")
 
@@ -76,6 +79,7 @@ class FaceMatch:
     foreign: bool = False  # a die body of another colour than every taught face's
     runner_up: int | None = None  # the next closest face (offered beside a guess to confirm)
     untold: bool = False  # no body told apart from the tray: read from the box, never sure
+    off_middle: bool = False  # the numeral lies OFF_MIDDLE or more from the body's middle
 
 
 def _confidence(score: float, second: float) -> float:
@@ -280,7 +284,8 @@ class DieSet:
         if colour_gap(colour, self._colours) > FOREIGN:  # someone else's die, or no die
             seen = not body.carved
             return FaceMatch(bank.values[0], 0.0, 0.0, 0.0, seen, outline, foreign=seen)
-        ink, both = bank.best(Marks.of(region, body, self._polarity))
+        query = Marks.of(region, body, self._polarity)
+        ink, both = bank.best(query)
         if CHECK_FROM <= _surest(ink, both)[3] < CHECK_TO and len(ink) > 1:
             # a sure answer is checked on the die cut a little closer (another resampling,
             # another body outline): the leading faces' scores are averaged over both, so
@@ -298,9 +303,12 @@ class DieSet:
         seen = sure > 0 or not body.carved  # a carved body that matches no face is no die
         if body.untold:
             sure = min(sure, UNTOLD)
+        off = float(np.hypot(query.centre[0] - VIEW / 2, query.centre[1] - VIEW / 2)) / SIDE
+        leaning = self.die in LEANS and not (body.carved or body.untold) and off > OFF_MIDDLE
         return FaceMatch(
-            value, score, score - second, sure, seen, outline, runner_up=runner, untold=body.untold
-        )
+            value, score, score - second, sure, seen, outline, runner_up=runner,
+            untold=body.untold, off_middle=leaning,
+        )  # fmt: skip
 
     # --- on disk ------------------------------------------------------------------------------
     def save(self, folder: Path) -> None:
