@@ -359,9 +359,9 @@ class Bank:
             poses = {n: [(float(t), float(k)) for t, k in every[n]] for n in chosen.tolist()}
             prior = by_turn.max(axis=0)
         else:
-            # stage 2, coarse: each face's COARSE_VIEWS likeliest views (by the polar
-            # image) at each of their turns, square against square at half resolution, to
-            # find the closest faces and each view's best turn
+            # stage 2, coarse: the POLAR_FACES likeliest faces' COARSE_VIEWS likeliest
+            # views (by the polar image) at each of their turns, square against square at
+            # half resolution, to find the closest faces and each view's best turn
             polar = by_turn.max(axis=0)
             likely = sorted(self._views_of.values(), key=lambda views: -polar[views].max())
             kept = np.sort(np.concatenate([
