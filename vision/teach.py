@@ -14,7 +14,8 @@ against the next one's says how sure the answer is: how many times as far from
 a perfect match the next face is.  A sure answer is checked once more on a
 closer cut of the same die, so that an answer a pixel's difference would
 change is not sure.  A die
-whose body is another colour than the taught faces' is someone else's die.
+whose body is another colour than the taught faces' is someone else's die; a
+d10 or d20 whose numeral lies far off its body's middle may be cocked.
 
 A die set lives in a folder: ``dieset.json`` (name, die type, faces, and the
 margin its crops were cut with) and one PNG crop per taught face, so it can be
