@@ -61,7 +61,7 @@ class DieReading:
     advice: str = ""
     colour: str = ""
     problem: str = ""  # "cocked", "impossible pips", "cut by the edge", "not of the set",
-    # "blurred", "the tray's colour": why it is uncertain
+    # "blurred", "the tray's colour", "may be cocked": why it is uncertain
     runner_up: int | None = None  # with "confirm: V or R?": the next likeliest face, R
 
     def to_reading(self, source: str = "camera") -> Reading | None:

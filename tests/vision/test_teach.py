@@ -376,7 +376,9 @@ def test_a_numbered_die_found_twice_is_read_once_from_its_own_centre() -> None:
     assert (readings, wrong) == (24, 0) and right >= 20
 
 
-def _holds(box: tuple[int, int, int, int], x: float, y: float) -> bool:
+def _holds(box: tuple[int, int, int, int], die_box: tuple[int, int, int, int]) -> bool:
+    """Whether a reading's box holds a rendered die's centre."""
+    x, y = (die_box[0] + die_box[2]) / 2, (die_box[1] + die_box[3]) / 2
     return box[0] <= x <= box[2] and box[1] <= y <= box[3]
 
 
@@ -397,8 +399,7 @@ def test_a_numbered_die_the_colour_of_its_tray_is_left_to_confirm_not_lost() -> 
             result = reader.read(throw.image, "d5")
             thrown += len(throw.dice)
             for d in throw.dice:
-                cx, cy = (d.box[0] + d.box[2]) / 2, (d.box[1] + d.box[3]) / 2
-                on = [r for r in result.dice if _holds(r.box, cx, cy)]
+                on = [r for r in result.dice if _holds(r.box, d.box)]
                 read += bool(on)
                 wrong += any(not r.uncertain and r.value != d.value for r in on)
                 untold += any(
@@ -426,8 +427,7 @@ def test_a_cocked_d10_or_d20_is_asked_to_be_confirmed_and_a_flat_one_is_read() -
             throw = render_throw(spec, rng)
             result = reader.read(throw.image, die, throw.empty_tray)
             for d in throw.dice:
-                cx, cy = (d.box[0] + d.box[2]) / 2, (d.box[1] + d.box[3]) / 2
-                on = [r for r in result.dice if _holds(r.box, cx, cy)]
+                on = [r for r in result.dice if _holds(r.box, d.box)]
                 kind = "cocked" if d.cocked else "flat"
                 if not on:
                     counts[kind, "not read"] += 1
