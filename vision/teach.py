@@ -233,17 +233,20 @@ class DieSet:
         filled[v0:v1, u0:u1] = part
         return filled
 
-    def read(self, image: np.ndarray, box: tuple[float, float, float, float]) -> FaceMatch:
+    def read(
+        self, image: np.ndarray, box: tuple[float, float, float, float], split: bool = False
+    ) -> FaceMatch:
         """The face of the die the finder placed at ``box`` in ``image``; a box much smaller
         than the die (its body runs out of the square) is tried again, larger.  Says whether
-        the die's body runs up to the frame's edge (cut by it)."""
+        the die's body runs up to the frame's edge (cut by it).  ``split``: the body under
+        the box is shared out between its cores first (see teach_body.locate)."""
         region = self.region(image, box)
-        match = self.match(region)
+        match = self.match(region, split=split)
         if not match.seen:
             x0, y0, x1, y1 = box
             cx, cy, half = (x0 + x1) / 2, (y0 + y1) / 2, ENLARGE * max(x1 - x0, y1 - y0) / 2
             larger = (cx - half, cy - half, cx + half, cy + half)
-            match = self.match(self.region(image, larger))
+            match = self.match(self.region(image, larger), split=split)
             if match.seen:
                 box = larger
             else:  # no body either way: perhaps a die of the tray's own colour
@@ -264,15 +267,18 @@ class DieSet:
         outline = (ox + a * k, oy + b * k, ox + c * k, oy + d * k)
         return replace(match, outline=outline, cut=cut)
 
-    def match(self, crop: np.ndarray, margin: float = MARGIN, untold: bool = False) -> FaceMatch:
+    def match(
+        self, crop: np.ndarray, margin: float = MARGIN, untold: bool = False, split: bool = False
+    ) -> FaceMatch:
         """The face of the die in ``crop``, a square around its box ``margin`` times its side.
-        ``untold``: where no body stands apart from the tray, the box stands in for it."""
+        ``untold``: where no body stands apart from the tray, the box stands in for it;
+        ``split``: the body is shared out between its cores first (teach_body.locate)."""
         if not self._taught:
             raise DieSetError(f"die set {self.name!r} has no taught faces yet")
         bank = self._ready()
         region = cv2.resize(crop, (REGION, REGION), interpolation=cv2.INTER_AREA)
         boxed = Body(REGION / 2, REGION / 2, REGION / margin)  # the finder's box as the body
-        body = locate(region, margin) if margin > 1.2 else boxed
+        body = locate(region, margin, split) if margin > 1.2 else boxed
         if body is None and untold:
             # a die of the tray's own colour (a white die on a white tray) has no outline
             # apart from it: the finder's box stands in, it counts as a die only where its
@@ -294,7 +300,7 @@ class DieSet:
             side = round(REGION * CLOSER)
             o = (REGION - side) // 2
             closer = cv2.resize(region[o : o + side, o : o + side], (REGION, REGION))
-            again = locate(closer, margin * CLOSER)
+            again = locate(closer, margin * CLOSER, split)
             if again is not None:
                 leading = {v for scores in (ink, both) for v, _ in _ranked(scores)[:2]}
                 more_ink, more_both = bank.best(Marks.of(closer, again, self._polarity), leading)

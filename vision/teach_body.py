@@ -128,9 +128,12 @@ def _cut_apart(filled: np.ndarray, box: float) -> np.ndarray:
     return cv2.bitwise_and(cv2.dilate(core, disc), filled)
 
 
-def locate(region: np.ndarray, margin: float = MARGIN) -> Body | None:
+def locate(region: np.ndarray, margin: float = MARGIN, split: bool = False) -> Body | None:
     """The die's body in ``region`` (a square cut around a box ``margin`` times the box's side),
-    or None when nothing there looks like one solid die."""
+    or None when nothing there looks like one solid die.  ``split``: the outline under the
+    centre is first shared out between its cores (:func:`_split`), even where it looks like
+    one solid die: two dice lying edge to edge can (the reader asks for this where two finds
+    share one body)."""
     h, w = region.shape[:2]
     # the body's outline needs no more than half the region's resolution: four times faster
     small = cv2.resize(region, (w // 2, h // 2), interpolation=cv2.INTER_AREA)
@@ -152,6 +155,12 @@ def locate(region: np.ndarray, margin: float = MARGIN) -> Body | None:
         and cv2.contourArea(c) >= (SMALLEST * box) ** 2
     ]
     cv2.drawContours(filled, [max(holds or inside, key=cv2.contourArea)], -1, 255, cv2.FILLED)
+    if split:
+        shared = _split(filled, box)
+        if shared is not filled:  # two cores or more: the piece by the centre
+            piece = _solid(shared, box)
+            if piece is not None:
+                return replace(piece, carved=True)
     found = (
         _solid(filled, box)
         or _solid(_cut_apart(filled, box), box)

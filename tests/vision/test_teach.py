@@ -22,7 +22,7 @@ from tests.vision import needs_photos
 from vision.datasets import read_dataset, shared_photos
 from vision.finder import Found
 from vision.perturb import perturb
-from vision.reader import FOREIGN, LEANING, DiceReader
+from vision.reader import FOREIGN, LEANING, SAME_BODY, DiceReader, _iou
 from vision.render import PALETTE, ThrowSpec, render_throw
 from vision.teach import DieSet, DieSetError
 from vision.teach_synthetic import taught_from_renders
@@ -374,6 +374,29 @@ def test_a_numbered_die_found_twice_is_read_once_from_its_own_centre() -> None:
     # measured: 24 dice, 24 readings, all 24 read right; without reading one die once: 48
     # readings, none of them a sure value
     assert (readings, wrong) == (24, 0) and right >= 20
+
+
+def test_two_numbered_dice_lying_edge_to_edge_in_one_outline_are_read_as_two() -> None:
+    """Two d5s lying edge to edge, with no waist between them, make one solid outline: each
+    of their two finds located the same body, and the pair was read once ("1" at 0.72, the
+    "2" lost).  Shared out between the body's cores, each find is read from its own die."""
+    rng = np.random.default_rng([60, 7])
+    for k in range(7):  # the seventh of these throws has the pair
+        throw = render_throw(ThrowSpec(dice=("d5",) * 4, touching=1.0, looks=(PALETTE[k],)), rng)
+    dieset = _taught("d5", 6)
+    reader = DiceReader()
+    reader.diesets = {"d5": dieset}
+    found = reader.find(throw.image, throw.empty_tray)
+    outlines = [dieset.read(throw.image, f.box).outline for f in found]
+    shared = [
+        (a, b) for i, a in enumerate(outlines) for b in outlines[:i]
+        if a and b and _iou(a, b) >= SAME_BODY
+    ]  # fmt: skip
+    assert len(found) == 4 and len(shared) == 1  # two finds, one body: the case named
+    readings = reader.read(throw.image, "d5", throw.empty_tray).dice
+    assert sorted(d.value for d in readings if not d.uncertain) == sorted(
+        d.value for d in throw.dice
+    )
 
 
 def _holds(box: tuple[int, int, int, int], die_box: tuple[int, int, int, int]) -> bool:
