@@ -24,6 +24,10 @@ SMALL_SHARE = 0.04  # a die narrower than this share of the frame: read well onl
 LARGE_SHARE = 0.15  # second, closer look (rendered d6s: 3.7%, 88 of 96); wider: few fit
 SMALL_PX = 24  # narrower than this: pips of a pixel or two (renders read to 18 px; real
 # photos are blurrier: the byler dice, 30-45 px, read 97%)
+NUMERAL_PX = {"d20": 80}  # a taught die set's dice narrower than this (reading boxes): their
+# numerals a few pixels tall.  Rendered d20s, 567 read: under 80 px 21 of 261 left to
+# confirm (8%), at 80 px or more 9 of 281 (3%); d10s 2-3% at any size from 30 px, so
+# no such advice for them (docs/vision.md, "Is the camera set up well?")
 DIM = 80  # the picture's brightest parts (99th percentile of grey) under this: too dim
 SLOW_FPS = 5.0  # fewer frames a second: settling is slow to see
 
@@ -99,6 +103,11 @@ def check_camera(
         advice.append(f"the dice are {die_px:.0f} px across: their pips are a pixel or two; "
                       "raise the camera's resolution (camera_size in the settings; dice "
                       f"{SMALL_PX} px or more)")  # fmt: skip
+    elif die_px < NUMERAL_PX.get(kind := _taught(reader, die), 0):
+        advice.append(f"the {kind}s are {die_px:.0f} px across: their numerals are a few pixels "
+                      "tall, and about 1 in 12 is left to confirm; raise the camera's "
+                      f"resolution (camera_size in the settings; {kind}s {NUMERAL_PX[kind]} px "
+                      "or more: about 1 in 30)")  # fmt: skip
     elif die_px > LARGE_SHARE * w:
         advice.append(f"the dice are large in the picture ({die_px / w:.0%} of its width): "
                       "move the camera away, so that a whole throw fits the view")  # fmt: skip
@@ -106,3 +115,9 @@ def check_camera(
     advice += [f"unsure: {d.advice}" for d in unsure]
     return CameraCheck(w, h, len(frames), fps, brightest, unsteady, len(result.dice),
                        len(unsure), die_px, tuple(advice))  # fmt: skip
+
+
+def _taught(reader: DiceReader, die: str) -> str:
+    """The die type of the taught die set read as ``die`` ("" where none is)."""
+    dieset = reader.diesets.get(die)
+    return dieset.die if dieset is not None else ""

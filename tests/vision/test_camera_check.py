@@ -13,7 +13,8 @@ from dicebridge.cli import main
 from vision.camera_check import check_camera
 from vision.frames import Frame
 from vision.reader import DiceReader
-from vision.render import ThrowSpec, render_settling
+from vision.render import PALETTE, ThrowSpec, render_settling
+from vision.teach_synthetic import taught_from_renders
 
 
 @pytest.fixture(scope="module")
@@ -73,3 +74,20 @@ def test_the_command_checks_a_folder_of_frames(
     assert "640 x 640, 4 frames" in out and "nothing to change" in out
     assert main(["vision", "check", str(tmp_path / "missing.avi")]) == 2
     assert "cannot open camera" in capsys.readouterr().err
+
+
+def test_d20s_too_small_for_their_numerals_are_named() -> None:
+    """A taught set's d20s under NUMERAL_PX are left to confirm more often (their numerals
+    a few pixels tall): the check says so, and says nothing of it for larger ones."""
+    reader = DiceReader()
+    reader.add_dieset(taught_from_renders("d20", 2))
+    rng = np.random.default_rng(6)
+    for size, die_px, named in (((640, 640), (48, 54), True), ((1280, 1280), (92, 100), False)):
+        spec = ThrowSpec(dice=("d20",) * 3, size=size, die_px=die_px, perspective=0.0,
+                         looks=(PALETTE[2],))  # fmt: skip
+        images = [image for image, _ in render_settling(spec, rng, 0, 3)]
+        check = check_camera(_frames(images), reader, "d20")
+        said = [a for a in check.advice if a.startswith("the d20s are ")]
+        assert check.dice == 3 and bool(said) == named, check.advice
+        if named:
+            assert "left to confirm; raise the camera's resolution" in said[0]
