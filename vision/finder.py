@@ -156,14 +156,7 @@ class DieFinder:
         elif pips:
             found = self.find_farther(image, found)
         if empty_tray is not None and empty_tray.shape == image.shape:
-            h, w = image.shape[:2]
-            inside = [f for f in found if _inside(f.box, w, h)]
-            past = [f for f in found if not _inside(f.box, w, h)]
-            ratio = log_ratio(image, empty_tray) if ratio is None else ratio
-            keep = set(kept_changed(change_of(ratio), inside) if inside else [])
-            if past:  # by the frame's edge the light's median window is lopsided: not used
-                keep |= set(kept_changed(change_of(ratio, light=None), past))
-            found = [f for f in found if f in keep]
+            found = changed_finds(found, image, empty_tray, ratio)
         return found
 
     def find_farther(self, image: np.ndarray, found: list[Found]) -> list[Found]:
@@ -188,6 +181,21 @@ class DieFinder:
         self._net.setInput(cv2.dnn.blobFromImage(canvas, 1 / 255.0))
         maps = self._net.forward()[0]
         return decode(maps[0], maps[1], self.threshold, scale, shift)
+
+
+def changed_finds(
+    found: list[Found], image: np.ndarray, empty_tray: np.ndarray, ratio: np.ndarray | None = None
+) -> list[Found]:
+    """The finds whose middle changed from the empty tray (:func:`kept_changed`), in the
+    finder's order; ``ratio``: the frame's :func:`log_ratio` to it, where the caller has it."""
+    h, w = image.shape[:2]
+    inside = [f for f in found if _inside(f.box, w, h)]
+    past = [f for f in found if not _inside(f.box, w, h)]
+    ratio = log_ratio(image, empty_tray) if ratio is None else ratio
+    keep = set(kept_changed(change_of(ratio), inside) if inside else [])
+    if past:  # by the frame's edge the light's median window is lopsided: not used
+        keep |= set(kept_changed(change_of(ratio, light=None), past))
+    return [f for f in found if f in keep]
 
 
 def _side(found: list[Found], image: np.ndarray, percentile: float = 50) -> float:
