@@ -15,7 +15,7 @@ import math
 import threading
 import time
 from collections import deque
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import Any
 
 import cv2
@@ -29,7 +29,7 @@ from server.table import Table
 from vision.finder import LIGHT_MOVED, light_change
 from vision.frames import CameraError, Frame, FrameSource
 from vision.pixels import FrameError, as_bgr8
-from vision.reader import DiceReader, ThrowReading, encode_crop
+from vision.reader import LOOKS_AGAIN, DiceReader, ThrowReading, encode_crop
 from vision.settle import SettleDetector
 
 PIP_DICE = ("d6", "dF")
@@ -77,6 +77,9 @@ class CameraSource:
         self._again = False  # the next throw read is the tray read again on request
         self._latest: Frame | None = None  # the newest frame, for a live view while setting up
         self._stamps: deque[float] = deque(maxlen=30)  # when the last frames came
+        # the frames since the tray last moved (the last few): a numbered die left to confirm
+        # in the settled frame is looked at again in the ones before it (DiceReader.read)
+        self._stills: deque[np.ndarray] = deque(maxlen=LOOKS_AGAIN + 1)
 
     # --- the thread -----------------------------------------------------------------------
     def start(self) -> None:
@@ -161,6 +164,7 @@ class CameraSource:
         self._stamps.append(frame.at)
         state = self._settle.feed(frame)
         if state.moving:
+            self._stills.clear()
             self._last_motion = time.monotonic()
             if self._moving_since is None:
                 self._moving_since = frame.at
@@ -173,8 +177,9 @@ class CameraSource:
         else:
             self._moving_since = None
             self._told_unsteady = False
+            self._stills.append(frame.image)
         if state.settled:
-            self.read_throw(frame.image)
+            self.read_throw(frame.image, list(self._stills)[:-1])
 
     def _once(self, last: str, why: str) -> str:
         """Announce ``why`` unless it is what the last frame was already announced for."""
@@ -214,7 +219,9 @@ class CameraSource:
         readable = [d for d in self._table.needs() if d in PIP_DICE or d in self._reader.diesets]
         return readable[0] if readable else "any"
 
-    def read_throw(self, image: np.ndarray) -> ThrowReading:
+    def read_throw(self, image: np.ndarray, earlier: Sequence[np.ndarray] = ()) -> ThrowReading:
+        """Read one settled throw and hand its readings to the table; ``earlier``: frames of
+        the still tray just before ``image``, to look again at dice left to confirm."""
         if self._diesets is not None:
             self._diesets.use_in(self._reader)  # sets taught on the Devices page count at once
         if self._collector is not None and self._collector.collecting:
@@ -225,7 +232,7 @@ class CameraSource:
         again, self._again = self._again, False
         die = self.expected_die()
         tray = self._empty_tray(image)
-        result = self._reader.read(image, die, tray)
+        result = self._reader.read(image, die, tray, earlier)
         self.throws_read += 1
         if tray is not None:
             self._check_light(image, tray)

@@ -273,3 +273,40 @@ def test_the_last_settled_throw_is_a_preview_with_its_dice_outlined(tmp_path: Pa
         green = (shown[:, :, 1] > 150) & (shown[:, :, 0] < 120) & (shown[:, :, 2] < 120)
         assert green.sum() > 100  # the outlines of the dice read
     ledger.close()
+
+
+class _ReaderSeeingEarlier(DiceReader):
+    """The real reader, noting each frame it read and the earlier still frames it was handed."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.reads: list[tuple[np.ndarray, list[np.ndarray]]] = []
+
+    def read(self, image: Any, die: str = "d6", empty_tray: Any = None, earlier: Any = ()) -> Any:
+        self.reads.append((image, list(earlier)))
+        return super().read(image, die, empty_tray, earlier)
+
+
+def test_a_settled_throw_is_read_with_the_still_frames_before_it(tmp_path: Path) -> None:
+    """The reader gets the settled frame and the two frames just before it, both of the
+    still tray (a numbered die left to confirm is read again in them: vision/reader.py)."""
+    rng = np.random.default_rng(14)
+    throw = render_settling(ThrowSpec(dice=("dF",) * 2), rng, moving=4, still=6)
+    ledger = Ledger(tmp_path)
+    table = Table(ledger)
+    events: list[dict[str, Any]] = []
+    table.subscribe(events.append)
+    reader = _ReaderSeeingEarlier()
+    images = [image for image, _ in throw]
+    replay = Replay(images, interval=0.1)
+    camera = CameraSource("camera", replay, reader, table, SettleDetector(0.3))
+    camera.start()
+    _wait(lambda: any(e.get("event") == "disconnected" for e in events))
+    camera.stop()
+    ledger.close()
+    assert camera.throws_read == 1 and len(reader.reads) == 1
+    image, earlier = reader.reads[0]
+    at = next(i for i, frame in enumerate(images) if frame is image or np.array_equal(frame, image))
+    assert len(earlier) == 2 and at >= 6
+    assert all(np.array_equal(e, images[at - 2 + k]) for k, e in enumerate(earlier))
+    assert all(throw[i][1] for i in (at - 2, at - 1))  # still frames, not the motion
