@@ -185,14 +185,15 @@ class DiceReader:
 
     def _finds(
         self, image: np.ndarray, empty_tray: np.ndarray | None = None, pips: bool = False
-    ) -> tuple[list[Found], list[Found]]:
-        """:meth:`find`'s dice, and (numbered dice only, not ``pips``) the finder's sure finds
+    ) -> tuple[list[Found], list[Found], bool]:
+        """:meth:`find`'s dice; (numbered dice only, not ``pips``) the finder's sure finds
         an up-to-date empty-tray picture dropped (their middles changed too little from it:
-        a die the tray's own colour, or one that lay there already).  Under a stale picture
-        (other light, or taken from another spot) a find that did not change may be
-        anything: none are given."""
+        a die the tray's own colour, or one that lay there already; under a stale picture,
+        taken under other light or from another spot, a find that did not change may be
+        anything: none are given); and whether the dice are the picture's change blobs (the
+        picture dropped every find)."""
         if empty_tray is None or empty_tray.shape != image.shape:
-            return self.finder.find(image, empty_tray, pips=pips), []
+            return self.finder.find(image, empty_tray, pips=pips), [], False
         ratio = log_ratio(image, empty_tray)  # computed once for the uses below
         every = self.finder.find(image, None, pips=pips)
         found = changed_finds(every, image, empty_tray, ratio)
@@ -203,7 +204,7 @@ class DiceReader:
             unchanged = []
         changed = find_by_difference(image, empty_tray, ratio=ratio)
         if not found:
-            return changed, unchanged
+            return changed, unchanged, True
         # a die mostly out of the frame is too little of a die for the networks: the finder
         # is unsure of it or misses it, the face network sees no die.  Where the reference
         # shows something new by the frame's edge, it is kept, to be read "cut by the edge";
@@ -215,11 +216,11 @@ class DiceReader:
             if _by_edge(f.box, w, h) and not any(_near(f.box, g.box) for g in found)
         ]  # fmt: skip
         if not edge and not any(_box_cut(f.box, w, h) for f in found):
-            return found, unchanged
+            return found, unchanged, False
         if light_change(image, empty_tray, ratio) > LIGHT_MOVED:
-            return found, unchanged
+            return found, unchanged, False
         marked = [Found(f.box, f.score, _box_cut(f.box, w, h)) for f in found]
-        return marked + [Found(f.box, f.score, True) for f in edge], unchanged
+        return marked + [Found(f.box, f.score, True) for f in edge], unchanged, False
 
     def read(
         self,
@@ -235,11 +236,12 @@ class DiceReader:
         image = as_bgr8(image)
         if empty_tray is not None:
             empty_tray = as_bgr8(empty_tray, "the empty-tray picture")
-        found, unchanged = self._finds(image, empty_tray, pips=die not in self.diesets)
+        found, unchanged, blobs = self._finds(image, empty_tray, pips=die not in self.diesets)
         if die in self.diesets:
             stills = [as_bgr8(f) for f in earlier[max(0, len(earlier) - LOOKS_AGAIN) :]]
             stills = [f for f in stills if f.shape == image.shape]
-            return self._read_numbered(image, found, self.diesets[die], start, unchanged, stills)
+            dieset = self.diesets[die]
+            return self._read_numbered(image, found, dieset, start, unchanged, stills, blobs)
         crops = [crop_die(image, f.box, self.faces.size) for f in found]
         guesses = self.faces.read(crops, die)
         dice = []
@@ -300,18 +302,26 @@ class DiceReader:
         start: float,
         unchanged: list[Found] | None = None,
         earlier: Sequence[np.ndarray] = (),
+        blobs: bool = False,
     ) -> ThrowReading:
         """The numbered dice found; ``unchanged``: finds the empty-tray picture dropped, each
         read too and kept where its marks match a taught face at least as a guess to confirm
         (a die the tray's own colour hardly changes the picture: 29 of 576 rendered numbered
-        dice on black and white felt were lost to it; see docs/vision.md)."""
-        read = [(f, dieset.read(image, f.box)) for f in found]
+        dice on black and white felt were lost to it; see docs/vision.md).  ``blobs``: the
+        dice found are the picture's change blobs, and one lying on such a find kept is a
+        part of its die (a black die's numeral on black felt), so it gives way."""
+        extra = []
         for f in unchanged or []:
-            if any(_within(f.box, g.box) > ON_ONE_DIE for g in found):
+            if not blobs and any(_within(f.box, g.box) > ON_ONE_DIE for g in found):
                 continue  # on a die found already (with it, or a part of it)
             match = dieset.read(image, f.box)
             if match.seen and not match.cut and match.confidence >= LIKELY:
-                read.append((f, match))
+                extra.append((f, match))
+        if blobs:
+            found = [
+                g for g in found if not any(_within(g.box, f.box) > ON_ONE_DIE for f, _ in extra)
+            ]
+        read = [(f, dieset.read(image, f.box)) for f in found] + extra
         dice = []
         for f, match in _one_per_body(image, read, dieset):
             if f.new_at_edge and not match.seen:
