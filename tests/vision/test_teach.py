@@ -521,3 +521,23 @@ def test_a_d20_left_to_confirm_is_read_again_in_the_still_frames_before_it() -> 
             made_sure += before.uncertain and not after.uncertain
         assert not Counter(d.value for d in again.certain) - Counter(d.value for d in throw.dice)
     assert made_sure >= 2  # measured: 3 of these 12 dice (confirm: 16?, 18?, 12?), all right
+
+
+def test_a_black_die_on_black_felt_is_read_from_its_find_not_from_blobs_on_its_numeral() -> None:
+    """On black felt the empty-tray picture dropped every find on black d20s and its change
+    blobs stood in: a blob on a die's numeral was read as a die of its own.  A blob lying
+    on a sure find that is read gives way to it: one reading a die, none beside them."""
+    rng = np.random.default_rng([95, 5])
+    black = (26, 26, 28)
+    throws = [render_throw(ThrowSpec(dice=("d20",) * 4, looks=(PALETTE[k],), tray=black), rng)
+              for k in range(2)]  # fmt: skip
+    throw = throws[1]  # black dice
+    reader = DiceReader()
+    reader.diesets = {"d20": _taught("d20", 1)}
+    assert not reader.finder.find(throw.image, throw.empty_tray)  # the picture drops all
+    result = reader.read(throw.image, "d20", throw.empty_tray)
+    on = [[r for r in result.dice if _holds(r.box, d.box)] for d in throw.dice]
+    assert [len(readings) for readings in on] == [1, 1, 1, 1], result.dice
+    assert len(result.dice) == 4 and not any(
+        not r.uncertain and r.value != d.value for d, rs in zip(throw.dice, on) for r in rs
+    )
