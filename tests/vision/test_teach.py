@@ -538,6 +538,8 @@ def test_a_black_die_on_black_felt_is_read_from_its_find_not_from_blobs_on_its_n
     result = reader.read(throw.image, "d20", throw.empty_tray)
     on = [[r for r in result.dice if _holds(r.box, d.box)] for d in throw.dice]
     assert [len(readings) for readings in on] == [1, 1, 1, 1], result.dice
-    assert len(result.dice) == 4 and not any(
-        not r.uncertain and r.value != d.value for d, rs in zip(throw.dice, on) for r in rs
-    )
+    wrong = [
+        r for d, rs in zip(throw.dice, on, strict=True) for r in rs
+        if not r.uncertain and r.value != d.value
+    ]  # fmt: skip
+    assert len(result.dice) == 4 and not wrong
