@@ -419,17 +419,15 @@ def sharpness(image: np.ndarray, box: tuple[float, float, float, float]) -> floa
     return float(np.percentile(np.hypot(gx, gy), 99)) / max(float(high - low), 1.0)
 
 
-SAME_BODY = 0.7  # two finds whose die bodies overlap this much (IoU) are one die
-
-
+SAME_BODY = 0.7  # two finds whose die bodies overlap this much (IoU) are one die ...
+APART = 0.3  # ... unless, shared out between its cores, each find's share overlaps the other's
+# by less than this share of the smaller one's box: two dice lying edge to edge (rendered
+# pairs: 0.02-0.09; one die found twice: 0.97)
 UNCHANGED_SCORE = 0.6  # a numbered die the picture dropped is read where the finder is this
 # sure (rendered felts: finds on dice the picture dropped 0.35-0.95, all but 2 of 42 over
 # 0.6; off dice 0.35-0.38)
 ON_ONE_DIE = 0.3  # a find the empty-tray picture dropped, this share of whose box (or of
 # the other's, the smaller) lies in a find kept, is on the same die
-APART = 0.3  # ... unless, shared out between its cores, each find's share overlaps the other's
-# by less than this share of the smaller one's box: two dice lying edge to edge (rendered
-# pairs: 0.02-0.09; one die found twice: 0.97)
 
 
 def _within(a: tuple[float, float, float, float], b: tuple[float, float, float, float]) -> float:
