@@ -10,6 +10,7 @@ an error and never turned into a made-up value.
 
 from __future__ import annotations
 
+import functools
 import time
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field, replace
@@ -197,10 +198,12 @@ class DiceReader:
         ratio = log_ratio(image, empty_tray)  # computed once for the uses below
         every = self.finder.find(image, None, pips=pips)
         found = changed_finds(every, image, empty_tray, ratio)
+        # whether the picture is stale (under other light): worked out once, when first asked
+        stale = functools.cache(lambda: light_change(image, empty_tray, ratio) > LIGHT_MOVED)
         unchanged = [
             f for f in every if f not in found and f.score >= UNCHANGED_SCORE and not pips
         ]  # (read by teach mode only: pip dice's crops go to the face network, unvetted)
-        if unchanged and light_change(image, empty_tray, ratio) > LIGHT_MOVED:
+        if unchanged and stale():
             unchanged = []
         changed = find_by_difference(image, empty_tray, ratio=ratio)
         if not found:
@@ -217,7 +220,7 @@ class DiceReader:
         ]  # fmt: skip
         if not edge and not any(_box_cut(f.box, w, h) for f in found):
             return found, unchanged, False
-        if light_change(image, empty_tray, ratio) > LIGHT_MOVED:
+        if stale():
             return found, unchanged, False
         marked = [Found(f.box, f.score, _box_cut(f.box, w, h)) for f in found]
         return marked + [Found(f.box, f.score, True) for f in edge], unchanged, False
@@ -430,19 +433,26 @@ ON_ONE_DIE = 0.3  # a find the empty-tray picture dropped, this share of whose b
 # the other's, the smaller) lies in a find kept, is on the same die
 
 
-def _within(a: tuple[float, float, float, float], b: tuple[float, float, float, float]) -> float:
-    """The share of the smaller of two boxes that lies in the other."""
+def _areas(
+    a: tuple[float, float, float, float], b: tuple[float, float, float, float]
+) -> tuple[float, float, float]:
+    """Two boxes' areas and the area they share."""
     ix = max(0.0, min(a[2], b[2]) - max(a[0], b[0]))
     iy = max(0.0, min(a[3], b[3]) - max(a[1], b[1]))
-    smaller = min((a[2] - a[0]) * (a[3] - a[1]), (b[2] - b[0]) * (b[3] - b[1]))
-    return ix * iy / smaller if smaller > 0 else 1.0
+    return (a[2] - a[0]) * (a[3] - a[1]), (b[2] - b[0]) * (b[3] - b[1]), ix * iy
+
+
+def _within(a: tuple[float, float, float, float], b: tuple[float, float, float, float]) -> float:
+    """The share of the smaller of two boxes that lies in the other."""
+    area_a, area_b, shared = _areas(a, b)
+    smaller = min(area_a, area_b)
+    return shared / smaller if smaller > 0 else 1.0
 
 
 def _iou(a: tuple[float, float, float, float], b: tuple[float, float, float, float]) -> float:
-    ix = max(0.0, min(a[2], b[2]) - max(a[0], b[0]))
-    iy = max(0.0, min(a[3], b[3]) - max(a[1], b[1]))
-    union = (a[2] - a[0]) * (a[3] - a[1]) + (b[2] - b[0]) * (b[3] - b[1]) - ix * iy
-    return ix * iy / union if union > 0 else 0.0
+    area_a, area_b, shared = _areas(a, b)
+    union = area_a + area_b - shared
+    return shared / union if union > 0 else 0.0
 
 
 def _one_per_body(

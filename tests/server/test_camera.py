@@ -35,13 +35,19 @@ def _wait(condition: Any, seconds: float = 20.0) -> None:
         time.sleep(0.02)
 
 
-def test_a_settled_throw_feeds_the_waiting_check_with_its_crops(tmp_path: Path) -> None:
-    rng = np.random.default_rng(12)
-    throw = render_settling(ThrowSpec(dice=("dF",) * 4), rng, moving=5, still=8)
+def _watched_table(tmp_path: Path) -> tuple[Ledger, Table, list[dict[str, Any]]]:
+    """A real ledger in ``tmp_path``, its table, and the events the table announces."""
     ledger = Ledger(tmp_path)
     table = Table(ledger)
     events: list[dict[str, Any]] = []
     table.subscribe(events.append)
+    return ledger, table, events
+
+
+def test_a_settled_throw_feeds_the_waiting_check_with_its_crops(tmp_path: Path) -> None:
+    rng = np.random.default_rng(12)
+    throw = render_settling(ThrowSpec(dice=("dF",) * 4), rng, moving=5, still=8)
+    ledger, table, events = _watched_table(tmp_path)
     check = table.create("peupfudge", {"dice": 4, "level": 2, "bonus": 0, "difficulty": 2})
     frames = Replay([image for image, _ in throw], interval=0.1)
     camera = CameraSource("camera", frames, DiceReader(), table, SettleDetector(0.3))
@@ -67,10 +73,7 @@ def test_bad_frames_are_announced_once_and_the_throw_after_them_is_read(
     throw = render_settling(ThrowSpec(dice=("dF",) * 3), rng, moving=4, still=8)
     bad = [np.zeros((480, 640, 3), np.float32)] * 3  # a driver handing over floats
     grey = [cv2.cvtColor(image, cv2.COLOR_BGR2GRAY) for image, _ in throw]  # a mono camera
-    ledger = Ledger(tmp_path)
-    table = Table(ledger)
-    events: list[dict[str, Any]] = []
-    table.subscribe(events.append)
+    ledger, table, events = _watched_table(tmp_path)
     check = table.create("peupfudge", {"dice": 3, "level": 2, "bonus": 0, "difficulty": 2})
     camera = CameraSource(
         "camera", Replay([*bad, *grey], interval=0.1), DiceReader(), table, SettleDetector(0.3)
@@ -94,10 +97,7 @@ def test_a_fault_reading_a_throw_is_announced_and_the_camera_keeps_watching(
     broken = tmp_path / "diesets" / "broken"
     broken.mkdir(parents=True)
     (broken / "dieset.json").write_text("{")  # a die set spoilt on disk (a power cut mid-save)
-    ledger = Ledger(tmp_path)
-    table = Table(ledger)
-    events: list[dict[str, Any]] = []
-    table.subscribe(events.append)
+    ledger, table, events = _watched_table(tmp_path)
     frames = Replay([image for throw in throws for image, _ in throw], interval=0.1)
     camera = CameraSource(
         "camera", frames, DiceReader(), table, SettleDetector(0.3), diesets=DieSetStore(tmp_path)
@@ -183,10 +183,7 @@ def test_dice_thrown_before_their_check_are_read_again_on_request(tmp_path: Path
 
 
 def test_unsure_dice_are_kept_and_announced_never_fed(tmp_path: Path) -> None:
-    ledger = Ledger(tmp_path)
-    table = Table(ledger)
-    events: list[dict[str, Any]] = []
-    table.subscribe(events.append)
+    ledger, table, events = _watched_table(tmp_path)
     check = table.create("d6pool", {"level": 2, "difficulty": 3})
     image = render_throw(ThrowSpec(dice=("d6", "d6")), np.random.default_rng(4)).image
     soft = cv2.GaussianBlur(image, (0, 0), 6)  # pips blurred away
@@ -292,10 +289,7 @@ def test_a_settled_throw_is_read_with_the_still_frames_before_it(tmp_path: Path)
     still tray (a numbered die left to confirm is read again in them: vision/reader.py)."""
     rng = np.random.default_rng(14)
     throw = render_settling(ThrowSpec(dice=("dF",) * 2), rng, moving=4, still=6)
-    ledger = Ledger(tmp_path)
-    table = Table(ledger)
-    events: list[dict[str, Any]] = []
-    table.subscribe(events.append)
+    ledger, table, events = _watched_table(tmp_path)
     reader = _ReaderSeeingEarlier()
     images = [image for image, _ in throw]
     replay = Replay(images, interval=0.1)

@@ -397,8 +397,8 @@ def test_two_numbered_dice_lying_edge_to_edge_in_one_outline_are_read_as_two() -
     assert Counter(d.value for d in readings) == Counter(d.value for d in throw.dice)
 
 
-def _holds(box: tuple[int, int, int, int], die_box: tuple[int, int, int, int]) -> bool:
-    """Whether a reading's box holds a rendered die's centre."""
+def _holds(box: tuple[float, float, float, float], die_box: tuple[int, int, int, int]) -> bool:
+    """Whether a box (a reading's or a find's) holds a rendered die's centre."""
     x, y = (die_box[0] + die_box[2]) / 2, (die_box[1] + die_box[3]) / 2
     return box[0] <= x <= box[2] and box[1] <= y <= box[3]
 
@@ -448,18 +448,14 @@ def test_numbered_dice_the_colour_of_their_tray_are_not_lost_to_the_empty_tray_p
         every, kept = reader.find(throw.image), reader.find(throw.image, throw.empty_tray)
         result = reader.read(throw.image, "d10", throw.empty_tray)
         for d in throw.dice:
-            dropped += any(_holds(_int(f.box), d.box) for f in every) and not any(
-                _holds(_int(f.box), d.box) for f in kept
+            dropped += any(_holds(f.box, d.box) for f in every) and not any(
+                _holds(f.box, d.box) for f in kept
             )
             on = [r for r in result.dice if _holds(r.box, d.box)]
             thrown, read = thrown + 1, read + bool(on)
             wrong += any(not r.uncertain and r.value != d.value for r in on)
     # measured: 5 of the 8 dropped by the picture; 7 of 8 read (2 before), none wrong
     assert dropped >= 4 and read >= 7 and wrong == 0, (dropped, thrown, read, wrong)
-
-
-def _int(box: tuple[float, float, float, float]) -> tuple[int, int, int, int]:
-    return (round(box[0]), round(box[1]), round(box[2]), round(box[3]))
 
 
 def test_a_cocked_d10_or_d20_is_asked_to_be_confirmed_and_a_flat_one_is_read() -> None:
