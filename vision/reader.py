@@ -11,6 +11,7 @@ an error and never turned into a made-up value.
 from __future__ import annotations
 
 import functools
+import math
 import time
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field, replace
@@ -33,7 +34,7 @@ from vision.finder import (
     log_ratio,
 )
 from vision.pixels import as_bgr8
-from vision.teach import SIDE, DieSet, FaceMatch
+from vision.teach import SIDE, DieSet, FaceMatch, leans
 
 SURE = 0.7  # at or above: a reading; below: uncertain (see docs/vision.md)
 BLURRED = 0.15  # a die's outline less steep than this (sharpness()) is blurred: a blank
@@ -45,8 +46,10 @@ LOOKS_AGAIN = 2  # earlier still frames a numbered die left to confirm is read i
 LIKELY = 0.45  # at or above (but below SURE): "confirm: V?"; below: re-throw
 FOREIGN = "not of the set"  # a numbered die whose colour no taught face has
 TRAY_COLOURED = "the tray's colour"  # a numbered die not told from the tray: asked to confirm
-LEANING = "may be cocked"  # a numbered die whose numeral lies off its body's middle, as a
-# cocked die's does (some flat dice too: asked to confirm, not to re-throw)
+LEANING = "may be cocked"  # a numbered die whose numeral is not where a flat die has it, as
+# on a cocked die (some flat dice too: asked to confirm, not to re-throw)
+SLANTED = 3  # numbered dice at least, and two in three of a frame's, whose numerals lie ...
+AGREE = 0.08  # ... within this (die sizes) of the same way off: the camera's slant, not theirs
 EDGE = 2.0  # a box this close to the frame's edge is cut by it ...
 CUT_CORE = 0.9  # ... once shrunk to this share of its side around its centre: the finder's
 # box is up to a third larger than the die, and a die lying whole by the tray's wall is
@@ -126,8 +129,8 @@ def _advice(
             return (f"confirm: {shown}? (the {name}: it is the tray's colour, so it cannot be "
                     "read for sure; on a tray of another colour it can)")  # fmt: skip
         if problem == LEANING:
-            return (f"confirm: {shown}? (the {name}: its numeral lies off its middle, as on a "
-                    "cocked die; if it is cocked, re-throw it)")  # fmt: skip
+            return (f"confirm: {shown}? (the {name}: its numeral is not where a flat die has "
+                    "it, as on a cocked die; if it is cocked, re-throw it)")  # fmt: skip
         return f"confirm: {shown}? (the {name})"
     return f"re-throw the {name}"
 
@@ -324,9 +327,11 @@ class DiceReader:
             found = [
                 g for g in found if not any(_within(g.box, f.box) > ON_ONE_DIE for f, _ in extra)
             ]
-        read = [(f, dieset.read(image, f.box)) for f in found] + extra
+        read = _one_per_body(image, [(f, dieset.read(image, f.box)) for f in found] + extra, dieset)
+        slant = _slant([match for _, match in read])
         dice = []
-        for f, match in _one_per_body(image, read, dieset):
+        for f, match in read:
+            match = replace(match, leaning=leans(match.lean, slant))
             if f.new_at_edge and not match.seen:
                 cut = True  # too little of the die inside to find its body
             elif match.confidence == 0.0 and (f.score < 0.6 or not match.seen):
@@ -336,7 +341,7 @@ class DiceReader:
                 if cut and match.confidence == 0.0 and not f.new_at_edge:
                     continue  # something cut off by the frame's edge that matches no face
             if earlier and not cut:
-                match = self._looked_again(match, f.box, dieset, earlier)
+                match = self._looked_again(match, f.box, dieset, earlier, slant)
             dice.append(self._numbered_reading(image, f.box, dieset, match, cut))
         problem = "" if dice else "no dice seen"
         return ThrowReading(tuple(dice), (time.perf_counter() - start) * 1000, problem)
@@ -347,19 +352,20 @@ class DiceReader:
         box: tuple[float, float, float, float],
         dieset: DieSet,
         earlier: Sequence[np.ndarray],
+        slant: tuple[float, float] = (0.0, 0.0),
     ) -> FaceMatch:
         """A die left to confirm for its confidence alone, read again at ``box`` in the
         ``earlier`` frames: read the same in every one, its confidence is their mean (a
         frame's noise moves a small numeral's scores: of 72 rendered d20s read in three
         still frames, 11 were sure in some and not in others).  Any other answer in any
-        frame, and it stays as it was."""
-        plain = not (match.foreign or match.untold or match.off_middle)
+        frame, and it stays as it was.  ``slant``: see :func:`_slant`."""
+        plain = not (match.foreign or match.untold or match.leaning)
         if not plain or not LIKELY <= match.confidence < self.sure:
             return match
         confidences = [match.confidence]
         for frame in earlier:
             again = dieset.read(frame, box)
-            if again.value != match.value or again.confidence == 0.0 or again.off_middle:
+            if again.value != match.value or again.confidence == 0.0 or leans(again.lean, slant):
                 return match
             confidences.append(again.confidence)
         return replace(match, confidence=float(np.mean(confidences)))
@@ -376,7 +382,7 @@ class DiceReader:
         crop = crop_die(image, box, SIDE, margin=1.0)
         problem = (
             FOREIGN if match.foreign else TRAY_COLOURED if match.untold
-            else LEANING if match.off_middle and value is not None else ""
+            else LEANING if match.leaning and value is not None else ""
         )  # fmt: skip
         return self._die_reading(
             image, box, dieset.reading_die, value, match.confidence, crop, problem, cut,
@@ -453,6 +459,23 @@ def _iou(a: tuple[float, float, float, float], b: tuple[float, float, float, flo
     area_a, area_b, shared = _areas(a, b)
     union = area_a + area_b - shared
     return shared / union if union > 0 else 0.0
+
+
+def _slant(matches: Sequence[FaceMatch]) -> tuple[float, float]:
+    """How far a camera at a slant moves every flat die's numeral from where it lies on its
+    taught face (die sizes): it shows each die's side faces on the side towards it, which
+    moves the die's middle.  Where SLANTED or more of a frame's numbered dice, and two in
+    three of them, lie within AGREE of the same way off, that way off is the camera's; a
+    cocked die lies off its own way.  Otherwise (0, 0): each die is judged alone."""
+    offs = np.array([m.lean for m in matches if m.lean is not None and m.confidence >= LIKELY])
+    if len(offs) < SLANTED:
+        return 0.0, 0.0
+    middle = np.median(offs, axis=0)
+    agree = offs[np.hypot(*(offs - middle).T) <= AGREE]
+    if len(agree) < max(SLANTED, math.ceil(2 * len(offs) / 3)):
+        return 0.0, 0.0
+    x, y = agree.mean(axis=0)
+    return float(x), float(y)
 
 
 def _one_per_body(

@@ -15,7 +15,8 @@ a perfect match the next face is.  A sure answer is checked once more on a
 closer cut of the same die, so that an answer a pixel's difference would
 change is not sure.  A die
 whose body is another colour than the taught faces' is someone else's die; a
-d10 or d20 whose numeral lies far off its body's middle may be cocked.
+die whose numeral lies far from where it lies on the taught face (off the body's middle,
+turned as the die's numeral is) may be cocked.
 
 A die set lives in a folder: ``dieset.json`` (name, die type, faces, and the
 margin its crops were cut with) and one PNG crop per taught face, so it can be
@@ -35,7 +36,7 @@ import numpy as np
 from mechanics.reading import faces_of
 from vision.crops import crop_die
 from vision.teach_body import MARGIN, Body, body_colour, colour_gap, locate
-from vision.teach_marks import SIDE, VARIANTS, VIEW, Bank, Marks, ink_polarity
+from vision.teach_marks import SIDE, VARIANTS, Bank, Marks, ink_polarity
 
 __all__ = ["DIE_TYPES", "MARGIN", "SIDE", "DieSet", "DieSetError", "FaceMatch", "locate"]
 
@@ -51,9 +52,10 @@ MIN_RATIO = 1.55  # the next face must miss by this many times as much as the be
 UNTOLD = 0.6  # the most sure a die read from the finder's box alone may be (the reader's
 # threshold is 0.7): its body was not told from the tray, so its marks' place and size are
 # guesses; asked to be confirmed (one wrong in 40 such dice on rendered felt, taken sure)
-OFF_MIDDLE = 0.18  # die sizes: a d10's or d20's numeral this far from its body's middle may
-# be on a face that does not lie flat (a cocked die): asked to be confirmed (see docs/vision.md)
-LEANS = ("d10", "d20")  # a d5's side band, seen at a slant, moves its middle as much
+OFF_TAUGHT = 0.15  # die sizes: a numeral this far from where it lies on its taught face (off
+# the body's middle, turned and scaled as the die's numeral is) may be on a face that does not
+# lie flat (a cocked die): asked to be confirmed (see docs/vision.md)
+LEANS = ("d5", "d10", "d20")  # not the numeral d6: no rendered ones to measure the rule on
 TOUCH = 2  # region pixels: a body's outline this close to the frame's edge runs up to it
 DIE_TYPES = ("d5", "d6_numeral", "d10", "d20")
 
@@ -80,7 +82,9 @@ class FaceMatch:
     foreign: bool = False  # a die body of another colour than every taught face's
     runner_up: int | None = None  # the next closest face (offered beside a guess to confirm)
     untold: bool = False  # no body told apart from the tray: read from the box, never sure
-    off_middle: bool = False  # the numeral lies OFF_MIDDLE or more from the body's middle
+    leaning: bool = False  # the numeral lies OFF_TAUGHT or more from where a flat die has it
+    lean: tuple[float, float] | None = None  # how far (x, y, die sizes) it lies from there;
+    # None where that is not measured (a carved or untold body's middle is a guess; no d6)
 
 
 def _confidence(score: float, second: float) -> float:
@@ -90,6 +94,12 @@ def _confidence(score: float, second: float) -> float:
         return 0.0
     ratio = (1.0 - second) / max(1.0 - score, 1e-3)
     return float(np.clip(0.5 + 0.2 * (ratio - 1.0) / (MIN_RATIO - 1.0), 0.0, 1.0))
+
+
+def leans(lean: tuple[float, float] | None, slant: tuple[float, float] = (0.0, 0.0)) -> bool:
+    """Whether a die whose numeral lies ``lean`` from where a flat die has it may be cocked,
+    where every flat die's numeral is moved by ``slant`` (a camera at a slant)."""
+    return lean is not None and math.hypot(lean[0] - slant[0], lean[1] - slant[1]) > OFF_TAUGHT
 
 
 def _ranked(scores: dict[int, float]) -> list[tuple[int, float]]:
@@ -292,7 +302,8 @@ class DieSet:
             seen = not body.carved
             return FaceMatch(bank.values[0], 0.0, 0.0, 0.0, seen, outline, foreign=seen)
         query = Marks.of(region, body, self._polarity)
-        ink, both = bank.best(query)
+        found = bank.best(query)
+        ink, both = found.ink, found.both
         if CHECK_FROM <= _surest(ink, both)[3] < CHECK_TO and len(ink) > 1:
             # a sure answer is checked on the die cut a little closer (another resampling,
             # another body outline): the leading faces' scores are averaged over both, so
@@ -303,18 +314,22 @@ class DieSet:
             again = locate(closer, margin * CLOSER, split)
             if again is not None:
                 leading = {v for scores in (ink, both) for v, _ in _ranked(scores)[:2]}
-                more_ink, more_both = bank.best(Marks.of(closer, again, self._polarity), leading)
-                ink = {v: (s + more_ink[v]) / 2 if v in more_ink else s for v, s in ink.items()}
-                both = {v: (s + more_both[v]) / 2 if v in more_both else s for v, s in both.items()}
+                more = bank.best(Marks.of(closer, again, self._polarity), leading)
+                ink = {v: (s + more.ink[v]) / 2 if v in more.ink else s for v, s in ink.items()}
+                both = {v: (s + more.both[v]) / 2 if v in more.both else s for v, s in both.items()}
         value, score, second, sure, runner = _surest(ink, both)
         seen = sure > 0 or not body.carved  # a carved body that matches no face is no die
         if body.untold:
             sure = min(sure, UNTOLD)
-        off = float(np.hypot(query.centre[0] - VIEW / 2, query.centre[1] - VIEW / 2)) / SIDE
-        leaning = self.die in LEANS and not (body.carved or body.untold) and off > OFF_MIDDLE
+        (x, y), (flat_x, flat_y) = query.offset, found.placed[value]
+        lean = (
+            None
+            if body.carved or body.untold or self.die not in LEANS
+            else (x - flat_x, y - flat_y)
+        )
         return FaceMatch(
             value, score, score - second, sure, seen, outline, runner_up=runner,
-            untold=body.untold, off_middle=leaning,
+            untold=body.untold, leaning=leans(lean), lean=lean,
         )  # fmt: skip
 
     # --- on disk ------------------------------------------------------------------------------

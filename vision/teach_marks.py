@@ -28,7 +28,9 @@ stroke is that long.
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
+from typing import NamedTuple
 
 import cv2
 import numpy as np
@@ -188,6 +190,11 @@ class Marks:
     spectrum: np.ndarray  # (ANGLES // 2 + 1) × RADII, complex
     detail: np.ndarray  # the ink's strokes and holes without its blob (Bank._compare_detail)
 
+    @property
+    def offset(self) -> tuple[float, float]:
+        """Where the numeral lies off the body's middle (the view's centre), die sizes."""
+        return (self.centre[0] - VIEW / 2) / SIDE, (self.centre[1] - VIEW / 2) / SIDE
+
     @classmethod
     def of(cls, region: np.ndarray, body: Body, polarity: int = 0, blur: float = 0.0) -> Marks:
         """The marks of the die whose body is ``body``, its numeral sought from the region's
@@ -285,6 +292,16 @@ class _Squares:
         return np.asarray((dots / (spread * norms)).max(axis=(1, 2)))
 
 
+class Best(NamedTuple):
+    """What :meth:`Bank.best` found for the closest faces."""
+
+    ink: dict[int, float]  # each face's best score, the ink alone
+    both: dict[int, float]  # the mean of its best view's ink and detail scores
+    placed: dict[int, tuple[float, float]]  # where its best view's numeral lies off the
+    # body's middle (die sizes), turned and scaled as the query's numeral is: where a flat
+    # die showing that face has it
+
+
 class Bank:
     """Taught views of a die set's faces, ready to be compared with a die."""
 
@@ -294,6 +311,7 @@ class Bank:
         self._windows: list[np.ndarray] = []
         self._details: list[np.ndarray] = []
         self._coarse: list[np.ndarray] = []
+        self._offsets: list[tuple[float, float]] = []  # each view's numeral off its body's middle
         self._squares: dict[str, _Squares] = {}  # "coarse", "ink" and "detail"
         self._views_of: dict[int, np.ndarray] = {}
         self._stacked: np.ndarray | None = None
@@ -304,17 +322,17 @@ class Bank:
         self._windows.append(window(marks.ink, marks.centre))
         self._details.append(window(marks.detail, marks.centre))
         self._coarse.append(window(marks.ink, marks.centre, 0.0, COARSE, WINDOW // COARSE))
+        self._offsets.append(marks.offset)
         self._stacked = None
 
     def __len__(self) -> int:
         return len(self.values)
 
-    def best(
-        self, query: Marks, only: set[int] | None = None
-    ) -> tuple[dict[int, float], dict[int, float]]:
+    def best(self, query: Marks, only: set[int] | None = None) -> Best:
         """The closest taught faces' best normalised cross-correlations with ``query`` over
         their views, −1..1 (the REFINE closest, or the faces ``only``): of the ink alone,
-        and the mean of the ink's and its detail's (see :meth:`_fine_scores`)."""
+        and the mean of the ink's and its detail's (see :meth:`_fine_scores`); and where
+        each face's numeral would lie on the query were it that face, flat."""
         if self._stacked is None:  # frequency × RADII × taught views
             self._stacked = np.ascontiguousarray(np.stack(self._spectra, axis=-1)[:FREQS])
             self._squares = {
@@ -412,7 +430,16 @@ class Bank:
             value: (scores[n] + float(more)) / 2
             for (value, n), more in zip(best_view.items(), detail, strict=True)
         }
-        return {value: max(scores[n] for n in likeliest[value]) for value in faces}, both
+        ink = {value: max(scores[n] for n in likeliest[value]) for value in faces}
+        placed = {value: self._placed(n, best_at[n]) for value, n in best_view.items()}
+        return Best(ink, both, placed)
+
+    def _placed(self, view: int, pose: tuple[float, float]) -> tuple[float, float]:
+        """Where ``view``'s numeral lies off its body's middle, turned and scaled by ``pose``
+        (turn, scale: from the view's pixels to the query's, as in :func:`window`)."""
+        (x, y), (turn, scale) = self._offsets[view], pose
+        c, s = math.cos(turn) * scale, math.sin(turn) * scale
+        return c * x - s * y, s * x + c * y
 
     def _fine_scores(
         self, query: Marks, rows: list[tuple[int, tuple[float, float]]], what: str

@@ -22,9 +22,9 @@ from tests.vision import needs_photos
 from vision.datasets import read_dataset, shared_photos
 from vision.finder import Found
 from vision.perturb import perturb
-from vision.reader import FOREIGN, LEANING, SAME_BODY, DiceReader, _iou
+from vision.reader import FOREIGN, LEANING, SAME_BODY, DiceReader, _iou, _slant
 from vision.render import PALETTE, ThrowSpec, render_settling, render_throw
-from vision.teach import DieSet, DieSetError
+from vision.teach import DieSet, DieSetError, FaceMatch, leans
 from vision.teach_synthetic import taught_from_renders
 
 PHOTOS = shared_photos()
@@ -458,38 +458,107 @@ def test_numbered_dice_the_colour_of_their_tray_are_not_lost_to_the_empty_tray_p
     assert dropped >= 4 and read >= 7 and wrong == 0, (dropped, thrown, read, wrong)
 
 
-def test_a_cocked_d10_or_d20_is_asked_to_be_confirmed_and_a_flat_one_is_read() -> None:
-    """A cocked die's numeral lies on a face that leans, off its body's middle: the die is
-    left to confirm, with why ("may be cocked").  Flat dice straight below the camera are
-    read as before."""
+def _cocked_throws(die: str, perspective: float) -> Counter[tuple[str, str]]:
+    """Twelve rendered throws of three ``die``s, half of them cocked, through the reader:
+    how each cocked and each flat die came out."""
     counts: Counter[tuple[str, str]] = Counter()
-    advice = []
-    for die in ("d10", "d20"):
-        rng = np.random.default_rng(31)
-        reader = DiceReader()
+    rng = np.random.default_rng(31)
+    reader = DiceReader()
+    for k in range(12):
+        reader.diesets = {die: _taught(die, k)}
+        spec = ThrowSpec(dice=(die,) * 3, cocked=0.5, perspective=perspective, looks=(PALETTE[k],))
+        throw = render_throw(spec, rng)
+        result = reader.read(throw.image, die, throw.empty_tray)
+        for d in throw.dice:
+            on = [r for r in result.dice if _holds(r.box, d.box)]
+            kind = "cocked" if d.cocked else "flat"
+            if not on:
+                counts[kind, "not read"] += 1
+            elif on[0].problem == LEANING:
+                counts[kind, "leaning"] += 1
+                assert on[0].advice.startswith("confirm: ")
+                assert "if it is cocked, re-throw it" in on[0].advice
+            elif on[0].uncertain:
+                counts[kind, "uncertain"] += 1
+            else:
+                counts[kind, "right" if on[0].value == d.value else "wrong"] += 1
+    return counts
+
+
+@pytest.mark.parametrize("die", ["d5", "d10", "d20"])
+def test_a_cocked_numbered_die_is_asked_to_be_confirmed_and_a_flat_one_is_read(die: str) -> None:
+    """A cocked die's numeral lies on a face that leans, not where a flat die showing that
+    face has it (its taught face's numeral, off the body's middle as much, turned as the
+    die's numeral is): the die is left to confirm, with why ("may be cocked").  Flat dice
+    straight below the camera are read."""
+    counts = _cocked_throws(die, 0.0)
+    cocked = sum(n for (kind, _), n in counts.items() if kind == "cocked")
+    # measured, cocked dice "may be cocked" of those thrown: d5 11 of 13 (2 left to confirm;
+    # before: none, 5 read as the face most up), d10 18 of 18 (15), d20 15 of 15 (9; 2 read
+    # as the face most up); flat dice: none "may be cocked" (none before either)
+    assert counts["cocked", "wrong"] == 0 and counts["cocked", "leaning"] >= 0.8 * cocked, counts
+    assert counts["flat", "leaning"] == 0 and counts["flat", "wrong"] == 0, counts
+    assert counts["flat", "right"] >= 15, counts
+
+
+def test_flat_numbered_dice_seen_at_a_slant_are_seldom_taken_for_cocked() -> None:
+    """A camera at a slant shows each die's side faces on one side, which moves its middle
+    off its numeral as a lean does: flat dice are seldom asked, cocked ones still are."""
+    flat = cocked = leaning_flat = leaning_cocked = 0
+    for die in ("d5", "d10", "d20"):
+        counts = _cocked_throws(die, 0.15)
+        flat += sum(n for (kind, _), n in counts.items() if kind == "flat")
+        cocked += sum(n for (kind, _), n in counts.items() if kind == "cocked")
+        leaning_flat += counts["flat", "leaning"]
+        leaning_cocked += counts["cocked", "leaning"]
+        assert counts["cocked", "wrong"] == 0, (die, counts)
+    # measured: flat dice asked 1 of 86 (none before), cocked dice 36 of 45 (22 before, and
+    # a cocked d5 read wrong)
+    assert leaning_flat <= 0.1 * flat and leaning_cocked >= 0.7 * cocked, (
+        flat,
+        leaning_flat,
+        cocked,
+        leaning_cocked,
+    )
+
+
+def test_a_camera_at_a_slant_is_told_from_a_cocked_die_by_the_dice_around_it() -> None:
+    """Three or more dice whose numerals lie off the same way are flat dice seen at a slant;
+    a die off its own way among them may be cocked; two of three off different ways say
+    nothing about the camera."""
+
+    def read(*offs: tuple[float, float]) -> list[FaceMatch]:
+        return [FaceMatch(3, 0.9, 0.3, 1.0, lean=off, leaning=leans(off)) for off in offs]
+
+    slanted = read((0.16, 0.0), (0.12, 0.03), (0.10, -0.02))
+    assert [m.leaning for m in slanted] == [True, False, False]  # alone, the first leans
+    x, y = _slant(slanted)
+    assert (x, y) == pytest.approx((0.1267, 0.0033), abs=1e-3)
+    assert not any(leans(m.lean, (x, y)) for m in slanted)
+    cocked = read((0.12, 0.0), (0.11, 0.03), (0.10, -0.01), (0.05, 0.28))
+    assert leans(cocked[3].lean, _slant(cocked))  # three agree; the fourth leans its own way
+    assert _slant(read((0.12, 0.0), (0.11, 0.03), (-0.1, 0.2))) == (0.0, 0.0)
+    assert _slant(read((0.12, 0.0), (0.11, 0.03))) == (0.0, 0.0)  # two dice: too few
+
+
+def test_flat_d5s_seen_at_a_slant_are_not_taken_for_cocked() -> None:
+    """Through a camera at a slant every die shows its side faces on the side towards it,
+    and a d5 prism's band of them moves its middle off its numeral as a lean would: where
+    the frame's dice all lie off the same way, that way is the camera's."""
+    rng = np.random.default_rng(33)
+    reader = DiceReader()
+    asked = read = 0
+    for touching in (0.0, 1.0):
         for k in range(12):
-            reader.diesets = {die: _taught(die, k)}
-            spec = ThrowSpec(dice=(die,) * 3, cocked=0.5, perspective=0.0, looks=(PALETTE[k],))
+            reader.diesets = {"d5": _taught("d5", k)}
+            spec = ThrowSpec(dice=("d5",) * 4, perspective=0.15, touching=touching,
+                             looks=(PALETTE[k],))  # fmt: skip
             throw = render_throw(spec, rng)
-            result = reader.read(throw.image, die, throw.empty_tray)
-            for d in throw.dice:
-                on = [r for r in result.dice if _holds(r.box, d.box)]
-                kind = "cocked" if d.cocked else "flat"
-                if not on:
-                    counts[kind, "not read"] += 1
-                elif on[0].problem == LEANING:
-                    counts[kind, "leaning"] += 1
-                    advice.append(on[0].advice)
-                elif on[0].uncertain:
-                    counts[kind, "uncertain"] += 1
-                else:
-                    counts[kind, "right" if on[0].value == d.value else "wrong"] += 1
-    # measured: cocked 24 "may be cocked", 2 read as the face most up, 7 left to confirm
-    # otherwise, none wrong (before: 1 wrong, 11 read, 21 to confirm); flat 36 right, 3 to
-    # confirm, none "may be cocked" (the same before)
-    assert counts["cocked", "wrong"] == 0 and counts["cocked", "leaning"] >= 18, counts
-    assert counts["flat", "leaning"] == 0 and counts["flat", "right"] >= 33, counts
-    assert all(a.startswith("confirm: ") and "if it is cocked, re-throw it" in a for a in advice)
+            result = reader.read(throw.image, "d5", throw.empty_tray)
+            asked += sum(d.problem == LEANING for d in result.dice)
+            read += sum(not d.uncertain for d in result.dice)
+    # measured: none of 96 asked "may be cocked" (4 judging each die alone), all 96 read sure
+    assert asked == 0 and read >= 92, (asked, read)
 
 
 def test_a_d20_left_to_confirm_is_read_again_in_the_still_frames_before_it() -> None:
