@@ -34,6 +34,7 @@ from vision.settle import SettleDetector
 
 PIP_DICE = ("d6", "dF")
 UNSTEADY_SECONDS = 30.0  # motion with no still frame for this long: said once, as a notice
+LEANS_KEPT = 12  # numbered dice per die type whose lean the camera keeps (see read_throw)
 
 
 class CameraSource:
@@ -80,6 +81,9 @@ class CameraSource:
         # the frames since the tray last moved (the last few): a numbered die left to confirm
         # in the settled frame is looked at again in the ones before it (DiceReader.read)
         self._stills: deque[np.ndarray] = deque(maxlen=LOOKS_AGAIN + 1)
+        # how far the last numbered dice's numerals lay from where flat dice have them, by
+        # die type: a camera at a slant moves them all one way, a cocked die its own way
+        self._leans: dict[str, deque[tuple[float, float]]] = {}
 
     # --- the thread -----------------------------------------------------------------------
     def start(self) -> None:
@@ -232,7 +236,10 @@ class CameraSource:
         again, self._again = self._again, False
         die = self.expected_die()
         tray = self._empty_tray(image)
-        result = self._reader.read(image, die, tray, earlier)
+        leans = self._leans.setdefault(die, deque(maxlen=LEANS_KEPT))
+        # the dice read before tell a throw of one or two dice whether the camera is slanted
+        result = self._reader.read(image, die, tray, earlier, list(leans))
+        leans.extend(d.lean for d in result.dice if d.lean is not None)
         self.throws_read += 1
         if tray is not None:
             self._check_light(image, tray)

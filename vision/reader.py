@@ -34,7 +34,7 @@ from vision.finder import (
     log_ratio,
 )
 from vision.pixels import as_bgr8
-from vision.teach import SIDE, DieSet, FaceMatch, leans
+from vision.teach import SIDE, DieSet, FaceMatch, may_be_cocked
 
 SURE = 0.7  # at or above: a reading; below: uncertain (see docs/vision.md)
 BLURRED = 0.15  # a die's outline less steep than this (sharpness()) is blurred: a blank
@@ -70,6 +70,8 @@ class DieReading:
     problem: str = ""  # "cocked", "impossible pips", "cut by the edge", "not of the set",
     # "blurred", "the tray's colour", "may be cocked": why it is uncertain
     runner_up: int | None = None  # with "confirm: V or R?": the next likeliest face, R
+    lean: tuple[float, float] | None = None  # a numbered die read at least LIKELY: how far its
+    # numeral lies from where a flat die has it (die sizes; see _slant), where measured
 
     def to_reading(self, source: str = "camera") -> Reading | None:
         """The mechanics' reading, or None for an uncertain die (a person must decide)."""
@@ -234,10 +236,13 @@ class DiceReader:
         die: str = "d6",
         empty_tray: np.ndarray | None = None,
         earlier: Sequence[np.ndarray] = (),
+        leans: Sequence[tuple[float, float]] = (),
     ) -> ThrowReading:
         """Read every die in ``image``; ``die`` is the type expected ("d6", "dF" or "any").
         ``earlier``: frames of the same still tray just before it (the camera's), in which a
-        numbered die left to confirm is looked at again (:meth:`_looked_again`)."""
+        numbered die left to confirm is looked at again (:meth:`_looked_again`).  ``leans``:
+        the ``lean`` of numbered dice this camera read before; with this frame's dice they
+        tell a camera at a slant from a cocked die (:func:`_slant`)."""
         start = time.perf_counter()
         image = as_bgr8(image)
         if empty_tray is not None:
@@ -247,7 +252,9 @@ class DiceReader:
             stills = [as_bgr8(f) for f in earlier[max(0, len(earlier) - LOOKS_AGAIN) :]]
             stills = [f for f in stills if f.shape == image.shape]
             dieset = self.diesets[die]
-            return self._read_numbered(image, found, dieset, start, unchanged, stills, blobs)
+            return self._read_numbered(
+                image, found, dieset, start, unchanged, stills, blobs, leans
+            )  # fmt: skip
         crops = [crop_die(image, f.box, self.faces.size) for f in found]
         guesses = self.faces.read(crops, die)
         dice = []
@@ -309,13 +316,15 @@ class DiceReader:
         unchanged: list[Found] | None = None,
         earlier: Sequence[np.ndarray] = (),
         blobs: bool = False,
+        leans: Sequence[tuple[float, float]] = (),
     ) -> ThrowReading:
         """The numbered dice found; ``unchanged``: finds the empty-tray picture dropped, each
         read too and kept where its marks match a taught face at least as a guess to confirm
         (a die the tray's own colour hardly changes the picture: 29 of 576 rendered numbered
         dice on black and white felt were lost to it; see docs/vision.md).  ``blobs``: the
         dice found are the picture's change blobs, and one lying on such a find kept is a
-        part of its die (a black die's numeral on black felt), so it gives way."""
+        part of its die (a black die's numeral on black felt), so it gives way.  ``leans``:
+        as in :meth:`read`."""
         extra = []
         for f in unchanged or []:
             if not blobs and any(_within(f.box, g.box) > ON_ONE_DIE for g in found):
@@ -328,10 +337,11 @@ class DiceReader:
                 g for g in found if not any(_within(g.box, f.box) > ON_ONE_DIE for f, _ in extra)
             ]
         read = _one_per_body(image, [(f, dieset.read(image, f.box)) for f in found] + extra, dieset)
-        slant = _slant([match for _, match in read])
+        own = [m.lean for _, m in read if m.lean is not None and m.confidence >= LIKELY]
+        slant = _slant([*own, *leans])
         dice = []
         for f, match in read:
-            match = replace(match, leaning=leans(match.lean, slant))
+            match = replace(match, leaning=may_be_cocked(match.lean, slant))
             if f.new_at_edge and not match.seen:
                 cut = True  # too little of the die inside to find its body
             elif match.confidence == 0.0 and (f.score < 0.6 or not match.seen):
@@ -365,7 +375,11 @@ class DiceReader:
         confidences = [match.confidence]
         for frame in earlier:
             again = dieset.read(frame, box)
-            if again.value != match.value or again.confidence == 0.0 or leans(again.lean, slant):
+            if (
+                again.value != match.value
+                or again.confidence == 0.0
+                or may_be_cocked(again.lean, slant)
+            ):
                 return match
             confidences.append(again.confidence)
         return replace(match, confidence=float(np.mean(confidences)))
@@ -384,10 +398,11 @@ class DiceReader:
             FOREIGN if match.foreign else TRAY_COLOURED if match.untold
             else LEANING if match.leaning and value is not None else ""
         )  # fmt: skip
-        return self._die_reading(
+        reading = self._die_reading(
             image, box, dieset.reading_die, value, match.confidence, crop, problem, cut,
             runner_up=match.runner_up,
         )  # fmt: skip
+        return replace(reading, lean=match.lean if match.confidence >= LIKELY else None)
 
     def read_crop(self, image: np.ndarray, die: str = "d6") -> ThrowReading:
         """Read a photo of one die (a crop, as the ledger keeps them and people send them)."""
@@ -461,13 +476,14 @@ def _iou(a: tuple[float, float, float, float], b: tuple[float, float, float, flo
     return shared / union if union > 0 else 0.0
 
 
-def _slant(matches: Sequence[FaceMatch]) -> tuple[float, float]:
+def _slant(leans: Sequence[tuple[float, float]]) -> tuple[float, float]:
     """How far a camera at a slant moves every flat die's numeral from where it lies on its
     taught face (die sizes): it shows each die's side faces on the side towards it, which
-    moves the die's middle.  Where SLANTED or more of a frame's numbered dice, and two in
-    three of them, lie within AGREE of the same way off, that way off is the camera's; a
-    cocked die lies off its own way.  Otherwise (0, 0): each die is judged alone."""
-    offs = np.array([m.lean for m in matches if m.lean is not None and m.confidence >= LIKELY])
+    moves the die's middle.  Where SLANTED or more of the dice's ``leans`` (a frame's, and
+    those the camera read before), and two in three of them, lie within AGREE of the same
+    way off, that way off is the camera's; a cocked die lies off its own way.  Otherwise
+    (0, 0): each die is judged alone."""
+    offs = np.array(leans, np.float64).reshape(-1, 2)
     if len(offs) < SLANTED:
         return 0.0, 0.0
     middle = np.median(offs, axis=0)

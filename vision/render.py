@@ -110,6 +110,8 @@ class ThrowSpec:
     jpeg: bool = True  # finish with a JPEG round trip (quality 80-95)
     tray: tuple[int, int, int] | None = None  # the tray's colour (BGR, felt); None: grey,
     # green felt or wood, drawn at random
+    camera: int | None = None  # a seed for the camera's tilt: throws that share it are seen
+    # by one camera mounted one way; None: each throw's own tilt
 
 
 PALETTE: tuple[DieLook, ...] = (
@@ -226,7 +228,8 @@ def _plan(spec: ThrowSpec, rng: np.random.Generator) -> _Plan:
     w, h = spec.size
     pad = math.ceil(0.5 * spec.perspective * max(w, h) * SS) + 8
     tray_f, light = tray(w * SS + 2 * pad, h * SS + 2 * pad, SS, rng, spec.tray)
-    homography, foot = _camera(w, h, pad, spec.perspective, rng)
+    mount = rng if spec.camera is None else np.random.default_rng([spec.camera, 4])
+    homography, foot = _camera(w, h, pad, spec.perspective, mount)
     inverse = np.linalg.inv(homography)
     foot_src = cv2.perspectiveTransform(foot.reshape(1, 1, 2), inverse).reshape(2)
     a = rng.uniform(0, 2 * math.pi)

@@ -96,7 +96,9 @@ def _confidence(score: float, second: float) -> float:
     return float(np.clip(0.5 + 0.2 * (ratio - 1.0) / (MIN_RATIO - 1.0), 0.0, 1.0))
 
 
-def leans(lean: tuple[float, float] | None, slant: tuple[float, float] = (0.0, 0.0)) -> bool:
+def may_be_cocked(
+    lean: tuple[float, float] | None, slant: tuple[float, float] = (0.0, 0.0)
+) -> bool:
     """Whether a die whose numeral lies ``lean`` from where a flat die has it may be cocked,
     where every flat die's numeral is moved by ``slant`` (a camera at a slant)."""
     return lean is not None and math.hypot(lean[0] - slant[0], lean[1] - slant[1]) > OFF_TAUGHT
@@ -329,7 +331,7 @@ class DieSet:
         )
         return FaceMatch(
             value, score, score - second, sure, seen, outline, runner_up=runner,
-            untold=body.untold, leaning=leans(lean), lean=lean,
+            untold=body.untold, leaning=may_be_cocked(lean), lean=lean,
         )  # fmt: skip
 
     # --- on disk ------------------------------------------------------------------------------

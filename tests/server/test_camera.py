@@ -24,8 +24,9 @@ from server.ledger import Ledger
 from server.table import Table
 from vision.frames import Replay
 from vision.reader import DiceReader
-from vision.render import ThrowSpec, render_settling, render_throw
+from vision.render import PALETTE, ThrowSpec, render_settling, render_throw
 from vision.settle import SettleDetector
+from vision.teach_synthetic import taught_from_renders
 
 
 def _wait(condition: Any, seconds: float = 20.0) -> None:
@@ -273,15 +274,21 @@ def test_the_last_settled_throw_is_a_preview_with_its_dice_outlined(tmp_path: Pa
 
 
 class _ReaderSeeingEarlier(DiceReader):
-    """The real reader, noting each frame it read and the earlier still frames it was handed."""
+    """The real reader, noting each frame it read and the earlier still frames and earlier
+    dice's leans it was handed."""
 
     def __init__(self) -> None:
         super().__init__()
         self.reads: list[tuple[np.ndarray, list[np.ndarray]]] = []
+        self.leans: list[list[tuple[float, float]]] = []
 
-    def read(self, image: Any, die: str = "d6", empty_tray: Any = None, earlier: Any = ()) -> Any:
+    def read(
+        self, image: Any, die: str = "d6", empty_tray: Any = None, earlier: Any = (),
+        leans: Any = (),
+    ) -> Any:  # fmt: skip
         self.reads.append((image, list(earlier)))
-        return super().read(image, die, empty_tray, earlier)
+        self.leans.append(list(leans))
+        return super().read(image, die, empty_tray, earlier, leans)
 
 
 def test_a_settled_throw_is_read_with_the_still_frames_before_it(tmp_path: Path) -> None:
@@ -304,3 +311,25 @@ def test_a_settled_throw_is_read_with_the_still_frames_before_it(tmp_path: Path)
     assert len(earlier) == 2 and at >= 6
     assert all(np.array_equal(e, images[at - 2 + k]) for k, e in enumerate(earlier))
     assert all(throw[i][1] for i in (at - 2, at - 1))  # still frames, not the motion
+
+
+def test_the_camera_hands_the_reader_the_leans_of_the_numbered_dice_it_read_before(
+    tmp_path: Path,
+) -> None:
+    """A throw of one die says nothing about whether the camera looks at a slant; the dice
+    it read before do: the camera keeps how far their numerals lay from where flat dice
+    have them and hands that to the reader with the next throw (vision/reader.py)."""
+    ledger, table, _ = _watched_table(tmp_path)
+    table.create("decibel", {"pool": 10, "target": 5})  # waits for d20s throughout
+    reader = _ReaderSeeingEarlier()
+    reader.add_dieset(taught_from_renders("d20", 0))
+    camera = CameraSource("camera", Replay([]), reader, table)  # its throws handed over below
+    rng = np.random.default_rng(15)
+    results = []
+    for _ in range(3):
+        spec = ThrowSpec(dice=("d20",), perspective=0.15, camera=1, looks=(PALETTE[0],))
+        results.append(camera.read_throw(render_throw(spec, rng).image))
+    ledger.close()
+    leans = [[d.lean for d in result.dice if d.lean is not None] for result in results]
+    assert all(len(each) == 1 for each in leans)  # each die read, its lean measured
+    assert reader.leans == [[], leans[0], leans[0] + leans[1]]

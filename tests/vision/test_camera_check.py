@@ -91,3 +91,20 @@ def test_d20s_too_small_for_their_numerals_are_named() -> None:
         assert check.dice == 3 and bool(said) == named, check.advice
         if named:
             assert "left to confirm; raise the camera's resolution" in said[0]
+
+
+def test_a_camera_looking_at_a_slant_is_named() -> None:
+    """Through a camera at a slant every flat die's numeral lies off its middle one way: the
+    check says so (such a camera asks "may be cocked" of flat dice more often), and says
+    nothing of it for a camera straight over the tray."""
+    reader = DiceReader()
+    reader.add_dieset(taught_from_renders("d10", 4))
+    rng = np.random.default_rng(7)
+    for perspective, named in ((0.15, True), (0.0, False)):
+        spec = ThrowSpec(dice=("d10",) * 4, perspective=perspective, looks=(PALETTE[4],))
+        images = [image for image, _ in render_settling(spec, rng, 0, 3)]
+        check = check_camera(_frames(images), reader, "d10")
+        said = [a for a in check.advice if a.startswith("the camera looks at the tray at a slant")]
+        assert check.dice == 4 and bool(said) == named, (check.slant, check.advice)
+        assert check.slant is not None and (check.slant >= 0.05) == named, check.slant
+        assert check.to_dict()["slant"] == round(check.slant, 3)

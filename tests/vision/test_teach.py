@@ -24,7 +24,7 @@ from vision.finder import Found
 from vision.perturb import perturb
 from vision.reader import FOREIGN, LEANING, SAME_BODY, DiceReader, _iou, _slant
 from vision.render import PALETTE, ThrowSpec, render_settling, render_throw
-from vision.teach import DieSet, DieSetError, FaceMatch, leans
+from vision.teach import DieSet, DieSetError, may_be_cocked
 from vision.teach_synthetic import taught_from_renders
 
 PHOTOS = shared_photos()
@@ -526,19 +526,15 @@ def test_a_camera_at_a_slant_is_told_from_a_cocked_die_by_the_dice_around_it() -
     """Three or more dice whose numerals lie off the same way are flat dice seen at a slant;
     a die off its own way among them may be cocked; two of three off different ways say
     nothing about the camera."""
-
-    def read(*offs: tuple[float, float]) -> list[FaceMatch]:
-        return [FaceMatch(3, 0.9, 0.3, 1.0, lean=off, leaning=leans(off)) for off in offs]
-
-    slanted = read((0.16, 0.0), (0.12, 0.03), (0.10, -0.02))
-    assert [m.leaning for m in slanted] == [True, False, False]  # alone, the first leans
+    slanted = [(0.16, 0.0), (0.12, 0.03), (0.10, -0.02)]
+    assert [may_be_cocked(off) for off in slanted] == [True, False, False]  # each alone
     x, y = _slant(slanted)
     assert (x, y) == pytest.approx((0.1267, 0.0033), abs=1e-3)
-    assert not any(leans(m.lean, (x, y)) for m in slanted)
-    cocked = read((0.12, 0.0), (0.11, 0.03), (0.10, -0.01), (0.05, 0.28))
-    assert leans(cocked[3].lean, _slant(cocked))  # three agree; the fourth leans its own way
-    assert _slant(read((0.12, 0.0), (0.11, 0.03), (-0.1, 0.2))) == (0.0, 0.0)
-    assert _slant(read((0.12, 0.0), (0.11, 0.03))) == (0.0, 0.0)  # two dice: too few
+    assert not any(may_be_cocked(off, (x, y)) for off in slanted)
+    cocked = [(0.12, 0.0), (0.11, 0.03), (0.10, -0.01), (0.05, 0.28)]
+    assert may_be_cocked(cocked[3], _slant(cocked))  # three agree; the fourth leans its own way
+    assert _slant([(0.12, 0.0), (0.11, 0.03), (-0.1, 0.2)]) == (0.0, 0.0)
+    assert _slant([(0.12, 0.0), (0.11, 0.03)]) == (0.0, 0.0)  # two dice: too few
 
 
 def test_flat_d5s_seen_at_a_slant_are_not_taken_for_cocked() -> None:
@@ -559,6 +555,38 @@ def test_flat_d5s_seen_at_a_slant_are_not_taken_for_cocked() -> None:
             read += sum(not d.uncertain for d in result.dice)
     # measured: none of 96 asked "may be cocked" (4 judging each die alone), all 96 read sure
     assert asked == 0 and read >= 92, (asked, read)
+
+
+def test_a_die_thrown_alone_under_a_slanted_camera_is_judged_by_the_dice_read_before() -> None:
+    """One die says nothing about the camera's slant; the dice the same camera read on
+    earlier throws do (DiceReader.read's ``leans``, which the camera keeps): fewer flat dice
+    are asked, and cocked ones still are."""
+    counts: Counter[tuple[str, str]] = Counter()
+    for die in ("d5", "d10", "d20"):
+        for camera in (1, 2, 3):
+            rng = np.random.default_rng([5, camera, len(die)])
+            leans: list[tuple[float, float]] = []
+            for k in range(16):
+                reader = DiceReader()
+                reader.diesets = {die: _taught(die, k % 12)}
+                spec = ThrowSpec(dice=(die,), cocked=0.2, perspective=0.15, camera=camera,
+                                 looks=(PALETTE[k % 12],))  # fmt: skip
+                throw = render_throw(spec, rng)
+                kind = "cocked" if throw.dice[0].cocked else "flat"
+                for mode, before in (("alone", []), ("with the dice before", leans[-12:])):
+                    result = reader.read(throw.image, die, throw.empty_tray, leans=before)
+                    counts[mode, kind] += sum(d.problem == LEANING for d in result.dice)
+                    wrong = Counter(d.value for d in result.certain) - Counter(
+                        [throw.dice[0].value]
+                    )
+                    counts[mode, "wrong"] += sum(wrong.values())
+                leans.extend(d.lean for d in result.dice if d.lean is not None)
+    # measured, of 119 flat dice and 25 cocked ones, asked "may be cocked": flat 7 alone, 2
+    # with the dice before; cocked 21 and 20; none read wrong
+    assert counts["alone", "flat"] >= counts["with the dice before", "flat"] + 3, counts
+    assert counts["with the dice before", "cocked"] >= counts["alone", "cocked"] - 2, counts
+    assert counts["with the dice before", "cocked"] >= 15, counts
+    assert counts["alone", "wrong"] == counts["with the dice before", "wrong"] == 0, counts
 
 
 def test_a_d20_left_to_confirm_is_read_again_in_the_still_frames_before_it() -> None:
