@@ -84,7 +84,7 @@ class FaceMatch:
     untold: bool = False  # no body told apart from the tray: read from the box, never sure
     leaning: bool = False  # the numeral lies OFF_TAUGHT or more from where a flat die has it
     lean: tuple[float, float] | None = None  # how far (x, y, die sizes) it lies from there;
-    # None where that is not measured (a carved or untold body's middle is a guess; no d6)
+    # None where that is not measured (see match: a middle that is a guess; numeral d6s)
 
 
 def _confidence(score: float, second: float) -> float:
@@ -324,11 +324,10 @@ class DieSet:
         if body.untold:
             sure = min(sure, UNTOLD)
         (x, y), (flat_x, flat_y) = query.offset, found.placed[value]
-        lean = (
-            None
-            if body.carved or body.untold or self.die not in LEANS
-            else (x - flat_x, y - flat_y)
-        )
+        # not measured where a middle is a guess: a carved or untold body's, or a taught face
+        # of an old set (its crop's middle, the finder's box, not its body's: see _seen)
+        measured = self.die in LEANS and self.margin > 1.2 and not (body.carved or body.untold)
+        lean = (x - flat_x, y - flat_y) if measured else None
         return FaceMatch(
             value, score, score - second, sure, seen, outline, runner_up=runner,
             untold=body.untold, leaning=may_be_cocked(lean), lean=lean,

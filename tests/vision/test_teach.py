@@ -589,6 +589,21 @@ def test_a_die_thrown_alone_under_a_slanted_camera_is_judged_by_the_dice_read_be
     assert counts["alone", "wrong"] == counts["with the dice before", "wrong"] == 0, counts
 
 
+def test_an_old_die_sets_faces_do_not_say_where_a_flat_dies_numeral_lies() -> None:
+    """A die set saved before bodies were found in taught crops (margin 1.0) keeps each
+    face's middle where the finder's box had it, not the body's: no lean is measured
+    against it, so it never asks "may be cocked" for that reason."""
+    taught = _taught("d10", 0)
+    old = DieSet("old", "d10", taught.crops, margin=1.0)
+    throw = render_throw(ThrowSpec(dice=("d10",), perspective=0.0, looks=(PALETTE[0],)),
+                         np.random.default_rng(3))  # fmt: skip
+    x0, y0, x1, y1 = throw.dice[0].box
+    box = (float(x0), float(y0), float(x1), float(y1))
+    assert taught.read(throw.image, box).lean is not None
+    match = old.read(throw.image, box)
+    assert match.lean is None and not match.leaning
+
+
 def test_a_d20_left_to_confirm_is_read_again_in_the_still_frames_before_it() -> None:
     """A frame's noise moves a small numeral's scores: a d20 left to confirm in the settled
     frame but read the same in the two still frames before it, at a mean confidence over
