@@ -70,8 +70,8 @@ class DieReading:
     problem: str = ""  # "cocked", "impossible pips", "cut by the edge", "not of the set",
     # "blurred", "the tray's colour", "may be cocked": why it is uncertain
     runner_up: int | None = None  # with "confirm: V or R?": the next likeliest face, R
-    lean: tuple[float, float] | None = None  # a numbered die read at least LIKELY: how far its
-    # numeral lies from where a flat die has it (die sizes; see _slant), where measured
+    lean: tuple[float, float] | None = None  # a numbered die read at least LIKELY, whole: how
+    # far its numeral lies from where a flat die has it (die sizes; see _slant), where measured
 
     def to_reading(self, source: str = "camera") -> Reading | None:
         """The mechanics' reading, or None for an uncertain die (a person must decide)."""
@@ -337,7 +337,10 @@ class DiceReader:
                 g for g in found if not any(_within(g.box, f.box) > ON_ONE_DIE for f, _ in extra)
             ]
         read = _one_per_body(image, [(f, dieset.read(image, f.box)) for f in found] + extra, dieset)
-        own = [m.lean for _, m in read if m.lean is not None and m.confidence >= LIKELY]
+        # a die cut by the frame's edge has its middle cut too: it says nothing of the camera
+        own = [
+            m.lean for _, m in read if m.lean is not None and m.confidence >= LIKELY and not m.cut
+        ]
         slant = _slant([*own, *leans])
         dice = []
         for f, match in read:
@@ -402,7 +405,8 @@ class DiceReader:
             image, box, dieset.reading_die, value, match.confidence, crop, problem, cut,
             runner_up=match.runner_up,
         )  # fmt: skip
-        return replace(reading, lean=match.lean if match.confidence >= LIKELY else None)
+        kept = match.confidence >= LIKELY and not cut  # as _read_numbered's slant takes them
+        return replace(reading, lean=match.lean if kept else None)
 
     def read_crop(self, image: np.ndarray, die: str = "d6") -> ThrowReading:
         """Read a photo of one die (a crop, as the ledger keeps them and people send them)."""
