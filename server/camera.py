@@ -26,6 +26,7 @@ from server.collect import FaceCollector
 from server.diesets import DieSetStore
 from server.empty_tray import EmptyTrayStore
 from server.table import Table
+from vision.camera_check import slant_advice
 from vision.finder import LIGHT_MOVED, light_change
 from vision.frames import CameraError, Frame, FrameSource
 from vision.pixels import FrameError, as_bgr8
@@ -84,6 +85,7 @@ class CameraSource:
         # how far the last numbered dice's numerals lay from where flat dice have them, by
         # die type: a camera at a slant moves them all one way, a cocked die its own way
         self._leans: dict[str, deque[tuple[float, float]]] = {}
+        self._told_slant = False
 
     # --- the thread -----------------------------------------------------------------------
     def start(self) -> None:
@@ -240,6 +242,7 @@ class CameraSource:
         # the dice read before tell a throw of one or two dice whether the camera is slanted
         result = self._reader.read(image, die, tray, earlier, list(leans))
         leans.extend(d.lean for d in result.dice if d.lean is not None)
+        self._check_slant(leans)
         self.throws_read += 1
         if tray is not None:
             self._check_light(image, tray)
@@ -281,6 +284,16 @@ class CameraSource:
             self._table.source_event(self.name, "notice", {"detail": unfit})
         self._tray_unfit = unfit
         return None if unfit else tray
+
+    def _check_slant(self, leans: Sequence[tuple[float, float]]) -> None:
+        """Say once a run when the dice read tell that the camera looks at a slant: it
+        costs presses ("may be cocked" asked of flat dice), and mounting it fixes that."""
+        if self._told_slant or len(leans) < LEANS_KEPT:
+            return  # a few dice's numerals are too noisy to tell a slant by
+        _, said = slant_advice(leans)
+        if said:
+            self._told_slant = True
+            self._table.source_event(self.name, "notice", {"detail": said})
 
     def _check_light(self, image: np.ndarray, tray: np.ndarray) -> None:
         """Say once per picture when the light has moved since it was taken: such a picture

@@ -17,7 +17,7 @@ import cv2
 import numpy as np
 
 from vision.frames import Frame
-from vision.reader import DiceReader, _slant
+from vision.reader import DiceReader, camera_slant
 from vision.settle import MOVED_SHARE, SettleDetector
 
 SMALL_SHARE = 0.04  # a die narrower than this share of the frame: read well only with a
@@ -29,8 +29,8 @@ NUMERAL_PX = {"d20": 80}  # a taught die set's dice narrower than this (reading 
 # confirm (8%), at 80 px or more 9 of 281 (3%); d10s 2-3% at any size from 30 px, so
 # no such advice for them (docs/vision.md, "Is the camera set up well?")
 SLANT_SAID = 0.05  # die sizes: numerals moved this far one way by the camera's slant are
-# said (rendered throws of four: straight down 0.02 at most, through the tilted camera 0.08
-# and up but for 3 of 35)
+# said (rendered frames of four: straight down 0.018 at most; through the tilted camera
+# 0.072 and up in 30 of 36, 0.02 in 2, none found in 4)
 DIM = 80  # the picture's brightest parts (99th percentile of grey) under this: too dim
 SLOW_FPS = 5.0  # fewer frames a second: settling is slow to see
 
@@ -48,7 +48,7 @@ class CameraCheck:
     die_px: float | None  # median die width in pixels
     advice: tuple[str, ...] = field(default=())
     slant: float | None = None  # die sizes the camera's slant moves numerals off the dice's
-    # middles (vision/reader.py, _slant); None: not measured (no three numbered dice agree)
+    # middles (vision/reader.py, camera_slant); None: not measured (no three numbered dice agree)
 
     def to_dict(self) -> dict[str, object]:
         return {
@@ -117,17 +117,31 @@ def check_camera(
     elif die_px > LARGE_SHARE * w:
         advice.append(f"the dice are large in the picture ({die_px / w:.0%} of its width): "
                       "move the camera away, so that a whole throw fits the view")  # fmt: skip
-    x, y = _slant([d.lean for d in result.dice if d.lean is not None])
-    slant = float(np.hypot(x, y)) if (x, y) != (0.0, 0.0) else None
-    if slant is not None and slant >= SLANT_SAID:
-        advice.append(f"the camera looks at the tray at a slant: each die shows its side faces "
-                      f"on one side, which moves its numeral {slant:.2f} of a die off its middle, "
-                      "as a cocked die's is; flat dice are then asked \"may be cocked\" more "
-                      "often. Mount the camera straight over the tray")  # fmt: skip
+    slant, said = slant_advice([d.lean for d in result.dice if d.lean is not None])
+    if said:
+        advice.append(said)
     unsure = [d for d in result.dice if d.uncertain]
     advice += [f"unsure: {d.advice}" for d in unsure]
     return CameraCheck(w, h, len(frames), fps, brightest, unsteady, len(result.dice),
                        len(unsure), die_px, tuple(advice), slant)  # fmt: skip
+
+
+def slant_advice(leans: Sequence[tuple[float, float]]) -> tuple[float | None, str]:
+    """How far the camera's slant moves numbered dice's numerals off their middles, from
+    their ``leans`` (die sizes; None where they do not agree on one way: vision/reader.py,
+    camera_slant), and where it is SLANT_SAID or more, what to do about it ("" otherwise)."""
+    x, y = camera_slant(leans)
+    if (x, y) == (0.0, 0.0):
+        return None, ""
+    slant = float(np.hypot(x, y))
+    if slant < SLANT_SAID:
+        return slant, ""
+    return slant, (
+        f"the camera looks at the tray at a slant: each die shows its side faces on one side, "
+        f"which moves its numeral {slant:.2f} of a die off its middle, as a cocked die's is; "
+        'flat dice are then asked "may be cocked" more often. Mount the camera straight over '
+        "the tray"
+    )
 
 
 def _taught(reader: DiceReader, die: str) -> str:

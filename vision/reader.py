@@ -48,8 +48,9 @@ FOREIGN = "not of the set"  # a numbered die whose colour no taught face has
 TRAY_COLOURED = "the tray's colour"  # a numbered die not told from the tray: asked to confirm
 LEANING = "may be cocked"  # a numbered die whose numeral is not where a flat die has it, as
 # on a cocked die (some flat dice too: asked to confirm, not to re-throw)
-SLANTED = 3  # numbered dice at least, and two in three of a frame's, whose numerals lie ...
-AGREE = 0.08  # ... within this (die sizes) of the same way off: the camera's slant, not theirs
+SLANTED = 3  # numbered dice at least, and half of those looked at, whose numerals lie ...
+AGREE = 0.1  # ... within this (die sizes) of the same way off: the camera's slant, not theirs
+TRUE_SLANT = 0.5  # ... where the mean of them all lies this near it, of its length (a ring: none)
 EDGE = 2.0  # a box this close to the frame's edge is cut by it ...
 CUT_CORE = 0.9  # ... once shrunk to this share of its side around its centre: the finder's
 # box is up to a third larger than the die, and a die lying whole by the tray's wall is
@@ -71,7 +72,7 @@ class DieReading:
     # "blurred", "the tray's colour", "may be cocked": why it is uncertain
     runner_up: int | None = None  # with "confirm: V or R?": the next likeliest face, R
     lean: tuple[float, float] | None = None  # a numbered die read at least LIKELY, whole: how
-    # far its numeral lies from where a flat die has it (die sizes; see _slant), where measured
+    # far its numeral lies from where a flat die has it (die sizes; see camera_slant)
 
     def to_reading(self, source: str = "camera") -> Reading | None:
         """The mechanics' reading, or None for an uncertain die (a person must decide)."""
@@ -242,7 +243,7 @@ class DiceReader:
         ``earlier``: frames of the same still tray just before it (the camera's), in which a
         numbered die left to confirm is looked at again (:meth:`_looked_again`).  ``leans``:
         the ``lean`` of numbered dice this camera read before; with this frame's dice they
-        tell a camera at a slant from a cocked die (:func:`_slant`)."""
+        tell a camera at a slant from a cocked die (:func:`camera_slant`)."""
         start = time.perf_counter()
         image = as_bgr8(image)
         if empty_tray is not None:
@@ -341,7 +342,7 @@ class DiceReader:
         own = [
             m.lean for _, m in read if m.lean is not None and m.confidence >= LIKELY and not m.cut
         ]
-        slant = _slant([*own, *leans])
+        slant = camera_slant([*own, *leans])
         dice = []
         for f, match in read:
             match = replace(match, leaning=may_be_cocked(match.lean, slant))
@@ -371,7 +372,7 @@ class DiceReader:
         ``earlier`` frames: read the same in every one, its confidence is their mean (a
         frame's noise moves a small numeral's scores: of 72 rendered d20s read in three
         still frames, 11 were sure in some and not in others).  Any other answer in any
-        frame, and it stays as it was.  ``slant``: see :func:`_slant`."""
+        frame, and it stays as it was.  ``slant``: see :func:`camera_slant`."""
         plain = not (match.foreign or match.untold or match.leaning)
         if not plain or not LIKELY <= match.confidence < self.sure:
             return match
@@ -480,22 +481,27 @@ def _iou(a: tuple[float, float, float, float], b: tuple[float, float, float, flo
     return shared / union if union > 0 else 0.0
 
 
-def _slant(leans: Sequence[tuple[float, float]]) -> tuple[float, float]:
+def camera_slant(leans: Sequence[tuple[float, float]]) -> tuple[float, float]:
     """How far a camera at a slant moves every flat die's numeral from where it lies on its
     taught face (die sizes): it shows each die's side faces on the side towards it, which
     moves the die's middle.  Where SLANTED or more of the dice's ``leans`` (a frame's, and
-    those the camera read before), and two in three of them, lie within AGREE of the same
-    way off, that way off is the camera's; a cocked die lies off its own way.  Otherwise
+    those the camera read before), and half of them, lie within AGREE of their median, the
+    median of those is the camera's way off; a cocked die lies off its own way.  Otherwise
     (0, 0): each die is judged alone."""
     offs = np.array(leans, np.float64).reshape(-1, 2)
     if len(offs) < SLANTED:
         return 0.0, 0.0
     middle = np.median(offs, axis=0)
     agree = offs[np.hypot(*(offs - middle).T) <= AGREE]
-    if len(agree) < max(SLANTED, math.ceil(2 * len(offs) / 3)):
+    if len(agree) < max(SLANTED, math.ceil(len(offs) / 2)):
         return 0.0, 0.0
-    x, y = agree.mean(axis=0)
-    return float(x), float(y)
+    slant = np.median(agree, axis=0)
+    # a taught face whose body was told badly from its tray puts every die's numeral the
+    # same distance off, each its own way round (a ring): its agreeing half has a median off
+    # the middle, but all of them together have none; a camera's slant moves them all
+    if np.hypot(*(offs.mean(axis=0) - slant)) > TRUE_SLANT * np.hypot(*slant):
+        return 0.0, 0.0
+    return float(slant[0]), float(slant[1])
 
 
 def _one_per_body(

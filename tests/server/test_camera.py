@@ -333,3 +333,26 @@ def test_the_camera_hands_the_reader_the_leans_of_the_numbered_dice_it_read_befo
     leans = [[d.lean for d in result.dice if d.lean is not None] for result in results]
     assert all(len(each) == 1 for each in leans)  # each die read, its lean measured
     assert reader.leans == [[], leans[0], leans[0] + leans[1]]
+
+
+def test_the_camera_says_once_when_its_dice_show_it_looks_at_a_slant(tmp_path: Path) -> None:
+    """Numbered dice whose numerals all lie off their middles one way tell that the camera
+    looks at the tray at a slant, which costs presses ("may be cocked" asked of flat dice):
+    said once twelve dice tell it (a few are too noisy), with what to do; a camera straight
+    over the tray is not told."""
+    for perspective, told in ((0.15, True), (0.0, False)):
+        ledger, table, events = _watched_table(tmp_path / str(perspective))
+        table.create("decibel", {"pool": 40, "target": 5})  # waits for d20s throughout
+        reader = DiceReader()
+        reader.add_dieset(taught_from_renders("d20", 2))
+        camera = CameraSource("camera", Replay([]), reader, table)
+        rng = np.random.default_rng(16)
+        for _ in range(5):
+            spec = ThrowSpec(dice=("d20",) * 4, perspective=perspective, camera=2,
+                             looks=(PALETTE[2],))  # fmt: skip
+            camera.read_throw(render_throw(spec, rng).image)
+        ledger.close()
+        said = [e for e in events if "at a slant" in str(e)]
+        assert len(said) == (1 if told else 0), said
+        if told:
+            assert "Mount the camera straight over the tray" in str(said[0])

@@ -106,5 +106,12 @@ def test_a_camera_looking_at_a_slant_is_named() -> None:
         check = check_camera(_frames(images), reader, "d10")
         said = [a for a in check.advice if a.startswith("the camera looks at the tray at a slant")]
         assert check.dice == 4 and bool(said) == named, (check.slant, check.advice)
-        assert check.slant is not None and (check.slant >= 0.05) == named, check.slant
-        assert check.to_dict()["slant"] == round(check.slant, 3)
+        measured = check.to_dict()["slant"]
+        if named:  # straight down it is tiny, or not told at all (no way off that they share)
+            assert (
+                check.slant is not None
+                and check.slant >= 0.05
+                and measured == round(check.slant, 3)
+            ), check.slant
+        else:
+            assert check.slant is None or check.slant < 0.05, check.slant

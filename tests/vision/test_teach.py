@@ -22,7 +22,7 @@ from tests.vision import needs_photos
 from vision.datasets import read_dataset, shared_photos
 from vision.finder import Found
 from vision.perturb import perturb
-from vision.reader import FOREIGN, LEANING, SAME_BODY, DiceReader, _iou, _slant
+from vision.reader import FOREIGN, LEANING, SAME_BODY, DiceReader, _iou, camera_slant
 from vision.render import PALETTE, ThrowSpec, render_settling, render_throw
 from vision.teach import DieSet, DieSetError, may_be_cocked
 from vision.teach_synthetic import taught_from_renders
@@ -528,13 +528,22 @@ def test_a_camera_at_a_slant_is_told_from_a_cocked_die_by_the_dice_around_it() -
     nothing about the camera."""
     slanted = [(0.16, 0.0), (0.12, 0.03), (0.10, -0.02)]
     assert [may_be_cocked(off) for off in slanted] == [True, False, False]  # each alone
-    x, y = _slant(slanted)
-    assert (x, y) == pytest.approx((0.1267, 0.0033), abs=1e-3)
+    x, y = camera_slant(slanted)
+    assert (x, y) == pytest.approx((0.12, 0.0))  # the median of those that agree
     assert not any(may_be_cocked(off, (x, y)) for off in slanted)
     cocked = [(0.12, 0.0), (0.11, 0.03), (0.10, -0.01), (0.05, 0.28)]
-    assert may_be_cocked(cocked[3], _slant(cocked))  # three agree; the fourth leans its own way
-    assert _slant([(0.12, 0.0), (0.11, 0.03), (-0.1, 0.2)]) == (0.0, 0.0)
-    assert _slant([(0.12, 0.0), (0.11, 0.03)]) == (0.0, 0.0)  # two dice: too few
+    assert may_be_cocked(
+        cocked[3], camera_slant(cocked)
+    )  # three agree; the fourth leans its own way
+    assert camera_slant([(0.12, 0.0), (0.11, 0.03), (-0.1, 0.2)]) == (0.0, 0.0)
+    assert camera_slant([(0.12, 0.0), (0.11, 0.03)]) == (0.0, 0.0)  # two dice: too few
+    # twelve white d20s read straight down, whose taught faces' middles were told badly
+    # from the grey tray they were taught on: each numeral about 0.1 off, each its own
+    # way round; the half that agree have a median off the middle, all of them none
+    ring = [(0.091, 0.067), (0.012, 0.122), (-0.107, 0.052), (-0.088, 0.076), (0.118, -0.033),
+            (0.075, 0.1), (0.022, 0.121), (-0.051, 0.105), (-0.063, -0.095), (0.071, -0.082),
+            (-0.015, -0.122), (-0.073, 0.12)]  # fmt: skip
+    assert camera_slant(ring) == (0.0, 0.0)
 
 
 def test_flat_d5s_seen_at_a_slant_are_not_taken_for_cocked() -> None:
@@ -581,7 +590,7 @@ def test_a_die_thrown_alone_under_a_slanted_camera_is_judged_by_the_dice_read_be
                     )
                     counts[mode, "wrong"] += sum(wrong.values())
                 leans.extend(d.lean for d in result.dice if d.lean is not None)
-    # measured, of 119 flat dice and 25 cocked ones, asked "may be cocked": flat 7 alone, 2
+    # measured, of 119 flat dice and 25 cocked ones, asked "may be cocked": flat 7 alone, 1
     # with the dice before; cocked 21 and 20; none read wrong
     assert counts["alone", "flat"] >= counts["with the dice before", "flat"] + 3, counts
     assert counts["with the dice before", "cocked"] >= counts["alone", "cocked"] - 2, counts
