@@ -338,10 +338,7 @@ class DiceReader:
                 g for g in found if not any(_within(g.box, f.box) > ON_ONE_DIE for f, _ in extra)
             ]
         read = _one_per_body(image, [(f, dieset.read(image, f.box)) for f in found] + extra, dieset)
-        # a die cut by the frame's edge has its middle cut too: it says nothing of the camera
-        own = [
-            m.lean for _, m in read if m.lean is not None and m.confidence >= LIKELY and not m.cut
-        ]
+        own = [lean for _, m in read if (lean := _telling_lean(m, m.cut)) is not None]
         slant = camera_slant([*own, *leans])
         dice = []
         for f, match in read:
@@ -406,8 +403,7 @@ class DiceReader:
             image, box, dieset.reading_die, value, match.confidence, crop, problem, cut,
             runner_up=match.runner_up,
         )  # fmt: skip
-        kept = match.confidence >= LIKELY and not cut  # as _read_numbered's slant takes them
-        return replace(reading, lean=match.lean if kept else None)
+        return replace(reading, lean=_telling_lean(match, cut))
 
     def read_crop(self, image: np.ndarray, die: str = "d6") -> ThrowReading:
         """Read a photo of one die (a crop, as the ledger keeps them and people send them)."""
@@ -479,6 +475,12 @@ def _iou(a: tuple[float, float, float, float], b: tuple[float, float, float, flo
     area_a, area_b, shared = _areas(a, b)
     union = area_a + area_b - shared
     return shared / union if union > 0 else 0.0
+
+
+def _telling_lean(match: FaceMatch, cut: bool) -> tuple[float, float] | None:
+    """The match's lean where it tells of the camera (camera_slant): a die read at least
+    LIKELY and whole (a die cut by the frame's edge has its middle cut too)."""
+    return match.lean if match.confidence >= LIKELY and not cut else None
 
 
 def camera_slant(leans: Sequence[tuple[float, float]]) -> tuple[float, float]:

@@ -41,6 +41,8 @@ from vision.teach_marks import SIDE, VARIANTS, Bank, Marks, ink_polarity
 __all__ = ["DIE_TYPES", "MARGIN", "SIDE", "DieSet", "DieSetError", "FaceMatch", "locate"]
 
 REGION = 128  # the square searched for the die's body, in pixels
+ROOMY = 1.2  # a crop cut wider than this many times its box has room around the die to find
+# its body in (an old set's crops are the box alone: margin 1.0)
 MIN_SCORE = 0.5  # below: not this die set's face at all
 ENLARGE = 1.6  # a box whose die did not fit its square is tried again this much larger
 FOREIGN = 0.8  # a body this far in colour from every taught face's is another die
@@ -191,7 +193,7 @@ class DieSet:
 
     def _seen(self, value: int, crop: np.ndarray) -> _Taught:
         region = cv2.resize(crop, (REGION, REGION), interpolation=cv2.INTER_AREA)
-        body = locate(region, self.margin) if self.margin > 1.2 else None
+        body = locate(region, self.margin) if self.margin > ROOMY else None
         if body is None:  # an old die set's crop (the box alone) or no body seen: the whole crop
             body = Body(REGION / 2, REGION / 2, REGION / self.margin)
         return _Taught(value, region, body)
@@ -290,7 +292,7 @@ class DieSet:
         bank = self._ready()
         region = cv2.resize(crop, (REGION, REGION), interpolation=cv2.INTER_AREA)
         boxed = Body(REGION / 2, REGION / 2, REGION / margin)  # the finder's box as the body
-        body = locate(region, margin, split) if margin > 1.2 else boxed
+        body = locate(region, margin, split) if margin > ROOMY else boxed
         if body is None and untold:
             # a die of the tray's own colour (a white die on a white tray) has no outline
             # apart from it: the finder's box stands in, it counts as a die only where its
@@ -326,7 +328,7 @@ class DieSet:
         (x, y), (flat_x, flat_y) = query.offset, found.placed[value]
         # not measured where a middle is a guess: a carved or untold body's, or a taught face
         # of an old set (its crop's middle, the finder's box, not its body's: see _seen)
-        measured = self.die in LEANS and self.margin > 1.2 and not (body.carved or body.untold)
+        measured = self.die in LEANS and self.margin > ROOMY and not (body.carved or body.untold)
         lean = (x - flat_x, y - flat_y) if measured else None
         return FaceMatch(
             value, score, score - second, sure, seen, outline, runner_up=runner,
