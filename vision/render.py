@@ -66,6 +66,8 @@ class DieLook:
     translucent: bool = False
     numerals: bool = False  # d6 only: numerals instead of pips
     marble: tuple[int, int, int] | None = None  # veins of this colour through the body
+    design: int | None = None  # numbered dice: the numerals' font (0 or 1, see
+    # render_faces.DESIGNS); None: either, drawn at random for every die (two designs)
 
 
 @dataclass(frozen=True)

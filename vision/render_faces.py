@@ -17,6 +17,7 @@ import cv2
 import numpy as np
 
 MARGIN = 0.12
+DESIGNS = (cv2.FONT_HERSHEY_DUPLEX, cv2.FONT_HERSHEY_SIMPLEX)  # numeral fonts: two designs
 SHIFT = 4  # sub-pixel bits for cv2 polygon drawing
 _ONE = 1 << SHIFT
 
@@ -36,6 +37,8 @@ class Look(Protocol):
     def numerals(self) -> bool: ...
     @property
     def marble(self) -> Colour | None: ...
+    @property
+    def design(self) -> int | None: ...
 
 
 def _ring(cx: float, cy: float, r: float, start_deg: float, n: int) -> np.ndarray:
@@ -187,10 +190,12 @@ def face_texture(
     rng: np.random.Generator,
     impossible: bool = False,
     marble: Colour | None = None,
+    design: int | None = None,
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """The die seen straight from above: colour (BGR uint8), coverage and ink masks (float 0..1).
     ``impossible``: a d6 whose pips make no real face (see :func:`impossible_pips`);
-    ``marble``: swirls of this colour through the body (see :func:`marbled`)."""
+    ``marble``: swirls of this colour through the body (see :func:`marbled`);
+    ``design``: the numerals' font, DESIGNS[design] (None: either, at random)."""
     outline = SHAPES[die][1]
     colour = np.zeros((size, size, 3), np.uint8)
     colour[:] = body
@@ -201,7 +206,8 @@ def face_texture(
     rim = np.zeros_like(cover)
     ink_mask = np.zeros_like(cover)
     u = size / (1 + 2 * MARGIN)  # pixels per unit
-    font = cv2.FONT_HERSHEY_DUPLEX if rng.random() < 0.5 else cv2.FONT_HERSHEY_SIMPLEX
+    either = DESIGNS[0] if rng.random() < 0.5 else DESIGNS[1]  # drawn always: same stream
+    font = either if design is None else DESIGNS[design]
     if die == "d10":
         fill(colour, to_px(_KITE_RIM, size), _shade(body, 0.74))
         k, r = _KITE, _KITE_RIM
@@ -379,7 +385,7 @@ def die_layer(
     tsize = max(48, int(texture * edge * (1 + 2 * MARGIN)))  # texture pixels per layer pixel
     tex, cover, ink_m = face_texture(
         die, pose.value, look.body, look.ink, look.numerals, tsize, rng, pose.impossible,
-        look.marble,
+        look.marble, look.design,
     )  # fmt: skip
     tex_f = tex.astype(np.float32)
     a_top = cover * (0.55 + 0.45 * ink_m) if look.translucent else cover

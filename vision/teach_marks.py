@@ -59,7 +59,8 @@ AREA_POWER = 1.5  # log-polar bins far out cover more of the die, and weigh more
 WINDOW = 31  # view pixels: the square of ink compared in the second stage
 SLACK = 3  # view pixels: how far the ink's centre may be off, either way
 COARSE = 2  # the second stage first compares every view at this stride, then ...
-REFINE = 3  # ... this many closest faces at full resolution
+REFINE = 5  # ... this many closest faces at full resolution (a d20's "1x" faces lie close at
+# half resolution: of 3, a "10" was sometimes left out, and read a sure "18")
 TURNS = 2  # the first stage's best turns tried per view
 FINE_VIEWS = 6  # ... and the views of a face compared at full resolution: its likeliest
 # (a face taught from more than one photo has 6 views a photo; see docs/vision.md)

@@ -6,11 +6,13 @@ The renderer draws a numbered die's numerals in one of two fonts, chosen at
 random for every die it draws, so the dice of one look are two designs; each
 face is taught in every design the renderer draws (renders are redrawn with
 other seeds until a different one comes up).  A real die set has one design,
-and is taught one photo per face.
+and is taught one photo per face: ``design`` holds the renderer to one font, as such a
+set (and its throws: ``DieLook.design``).
 """
 
 from __future__ import annotations
 
+import dataclasses
 import functools
 
 import numpy as np
@@ -24,25 +26,27 @@ TRIES = 8  # renders per face looked through for another design
 
 
 @functools.cache
-def _design_seeds(die: str, value: int) -> tuple[int, ...]:
+def _design_seeds(die: str, value: int, design: int | None = None) -> tuple[int, ...]:
     """Seeds (of the first TRIES) whose drawings of face ``value`` all differ; the drawing
     depends on the seed, not on the colours, so one look finds them for every look."""
     seeds: list[int] = []
     drawn: list[np.ndarray] = []
+    look = dataclasses.replace(PALETTE[0], design=design)
     for seed in range(TRIES):
-        bgra = render_die(die, value, PALETTE[0], EDGE, np.random.default_rng([seed, value]))
+        bgra = render_die(die, value, look, EDGE, np.random.default_rng([seed, value]))
         if not any(np.array_equal(bgra, seen) for seen in drawn):
             seeds.append(seed)
             drawn.append(bgra)
     return tuple(seeds)
 
 
-def designs(die: str, value: int, look: int) -> list[np.ndarray]:
+def designs(die: str, value: int, look: int, design: int | None = None) -> list[np.ndarray]:
     """Every different drawing of face ``value`` the renderer makes within TRIES seeds
-    (BGRA, alpha = the die's outline), in look ``look``."""
+    (BGRA, alpha = the die's outline), in look ``look``; ``design``: in that font only."""
+    drawn = dataclasses.replace(PALETTE[look], design=design)
     return [
-        render_die(die, value, PALETTE[look], EDGE, np.random.default_rng([seed, value]))
-        for seed in _design_seeds(die, value)
+        render_die(die, value, drawn, EDGE, np.random.default_rng([seed, value]))
+        for seed in _design_seeds(die, value, design)
     ]
 
 
@@ -61,15 +65,18 @@ def shown(bgra: np.ndarray) -> tuple[np.ndarray, tuple[float, float, float, floa
     return np.clip(np.round(canvas), 0, 255).astype(np.uint8), box
 
 
-def taught_from_renders(die: str, look: int, name: str | None = None) -> DieSet:
-    """A die set of ``die`` in look ``look``, every face taught from its renders."""
+def taught_from_renders(
+    die: str, look: int, name: str | None = None, design: int | None = None
+) -> DieSet:
+    """A die set of ``die`` in look ``look``, every face taught from its renders: in both
+    of the renderer's designs, or in ``design`` alone (one photo a face, as a real set)."""
     if die not in FACES or die == "d6":
         raise ValueError(f"teach mode's synthetic dice are d5, d10 and d20, not {die!r}")
     if not 0 <= look < len(PALETTE):
         raise ValueError(f"a look is 0–{len(PALETTE) - 1}, not {look}")
     dieset = DieSet(name or f"synthetic {die} look {look}", die)
     for value in FACES[die]:
-        for bgra in designs(die, value, look):
+        for bgra in designs(die, value, look, design):
             image, box = shown(bgra)
             dieset.teach(value, DieSet.region(image, box))
     return dieset

@@ -237,6 +237,15 @@ def test_serve_demo_runs_the_whole_chain(tmp_path: Path) -> None:
             return {"camera", "tower:demo-tower"} <= fed
 
         _wait(resolved_by_both, 60)
+
+        # a throw is recorded a moment before the source's count goes up (another thread)
+        def counted() -> bool:
+            details = _get(f"{base}/api/health")["source_details"]
+            return all(
+                details.get(s, {}).get("readings", 0) > 0 for s in ("camera", "tower:demo-tower")
+            )
+
+        _wait(counted, 10)
         health = _get(f"{base}/api/health")
         assert health["sources"]["camera"] == "connected"
         assert health["sources"]["tower:demo-tower"] == "connected"
