@@ -83,6 +83,7 @@ class DieSetStore:
 
 
 def summary(dieset: DieSet) -> dict[str, Any]:
-    """A set as the API shows it: its name, die, the faces taught and those still to show."""
+    """A set as the API shows it: its name, die, the faces taught, those still to show, and
+    those shown once (shown again, turned, fewer dice are left to confirm)."""
     return {"name": dieset.name, "die": dieset.die, "taught": sorted(dieset.crops),
-            "missing": dieset.missing()}  # fmt: skip
+            "missing": dieset.missing(), "once": dieset.shown_once()}  # fmt: skip

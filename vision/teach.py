@@ -230,6 +230,11 @@ class DieSet:
     def missing(self) -> list[int]:
         return [v for v in faces_of(self.reading_die) if v not in self.crops]
 
+    def shown_once(self) -> list[int]:
+        """Faces taught from one photo: a second, the die turned, leaves fewer dice to
+        confirm (docs/vision.md, "Show each face twice, turned")."""
+        return [v for v in faces_of(self.reading_die) if len(self.crops.get(v, ())) == 1]
+
     @staticmethod
     def region(image: np.ndarray, box: tuple[float, float, float, float]) -> np.ndarray:
         """The square searched for a die found at ``box``: MARGIN times its side, REGION px.

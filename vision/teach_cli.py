@@ -129,6 +129,7 @@ def run_teach(args: argparse.Namespace) -> int:
         missing = dieset.missing()
         if missing:
             print(f"faces not shown yet: {', '.join(map(str, missing))}")
+        _say_once(dieset)
         return 0
     if not shown:
         return fail(f"no photos of a {args.die}: give --from-labels DIR or --face VALUE=PATH")
@@ -155,4 +156,12 @@ def run_teach(args: argparse.Namespace) -> int:
         print(
             f"faces not shown yet: {', '.join(map(str, missing))} (read as uncertain until taught)"
         )
+    _say_once(dieset)
     return 0
+
+
+def _say_once(dieset: DieSet) -> None:
+    once = dieset.shown_once()
+    if once:
+        print(f"faces shown once: {', '.join(map(str, once))} (a second photo of each, the die "
+              "turned, leaves fewer dice to confirm)")  # fmt: skip

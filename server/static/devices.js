@@ -28,7 +28,8 @@ listen((event) => {
 async function diesets() {
   const sets = await api("/api/diesets");
   document.getElementById("diesets").replaceChildren(...sets.map((d) => el("tr", {},
-    el("td", {}, d.name), el("td", {}, d.die), el("td", {}, d.taught.join(" ")), el("td", {}, d.missing.join(" ") || "—"))));
+    el("td", {}, d.name), el("td", {}, d.die), el("td", {}, d.taught.join(" ")), el("td", {}, d.missing.join(" ") || "—"),
+    el("td", {}, d.once.join(" ") || "—"))));
 }
 document.getElementById("teach").addEventListener("submit", async (ev) => {
   ev.preventDefault();

@@ -529,6 +529,9 @@ def test_a_d5_is_taught_by_throwing_and_naming_the_groups_on_the_devices_page(
             page.get_by_role("button", name="Teach the named groups", exact=True).click()
             expect(page.locator("#collect-state")).to_have_text("taught blue-d5: 1 2 3 4 5")
             expect(page.locator("#diesets")).to_contain_text("blue-d5")
+            # every face was thrown twice, so none is listed as shown once
+            row = page.locator("#diesets tr").filter(has_text="blue-d5")
+            expect(row.locator("td")).to_have_text(["blue-d5", "d5", "1 2 3 4 5", "—", "—"])
             page.screenshot(path=str(SHOTS / "devices-groups.png"), full_page=True)
 
 

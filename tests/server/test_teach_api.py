@@ -38,6 +38,11 @@ def test_a_face_is_taught_from_the_last_throw_and_then_read(tmp_path: Path) -> N
                 taught = client.post(url, json={"die": "d5", "value": value}, headers=PIN)
                 assert taught.status_code == 201, taught.text
             assert taught.json()["taught"] == [1, 2, 3, 4, 5] and taught.json()["missing"] == []
+            assert taught.json()["once"] == [1, 2, 3, 4, 5]  # each from one photo so far
+            again = ThrowSpec(dice=("d5",), values=(3,), perspective=0.0, looks=look)
+            camera.read_throw(render_throw(again, rng).image)  # face 3 again (turned anew)
+            taught = client.post(url, json={"die": "d5", "value": 3}, headers=PIN)
+            assert taught.status_code == 201 and taught.json()["once"] == [1, 2, 4, 5]
             assert client.get("/api/diesets").json()[0]["name"] == "red-d5"
             assert client.post(url, json={"die": "d5", "value": 2}).status_code == 401
             two = ThrowSpec(dice=("d5", "d5"), perspective=0.0, looks=look, touching=0.0)

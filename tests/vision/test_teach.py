@@ -369,6 +369,25 @@ def test_teaching_without_labels_groups_throws_by_face(
     assert wrong == 0 and right >= 9, (right, wrong)  # measured: 10 of 10
 
 
+def test_teach_names_the_faces_shown_once_to_be_shown_again_turned(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Photos named VALUE=PATH; face 2 shown twice: the others are listed as shown once."""
+    rng = np.random.default_rng(8)
+    faces = []
+    for n, value in enumerate([1, 2, 3, 4, 5, 2]):
+        spec = ThrowSpec(dice=("d5",), values=(value,), perspective=0.0, looks=(PALETTE[2],))
+        path = tmp_path / f"{n}.png"
+        cv2.imwrite(str(path), render_throw(spec, rng).image)
+        faces += ["--face", f"{value}={path}"]
+    assert main(["vision", "teach", str(tmp_path / "set"), "--die", "d5", *faces]) == 0
+    said = capsys.readouterr().out
+    assert "taught 6 photos of a d5" in said
+    assert "faces shown once: 1, 3, 4, 5 (a second photo of each, the die turned" in said
+    dieset = DieSet.load(tmp_path / "set")
+    assert dieset.shown_once() == [1, 3, 4, 5] and len(dieset.crops[2]) == 2
+
+
 class _TwoFindsOnEachDie:
     """A finder that finds every die twice, once on its left part and once on its right
     (as the real one did on a turned burks d10): the boxes of each throw are set before
