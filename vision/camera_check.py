@@ -3,7 +3,8 @@
 What makes a camera read badly is mostly where it is and what light it has:
 dice too small in the picture (their pips a pixel or two), a dim picture, a
 picture that never holds still (flickering light, exposure hunting: the
-settle detector then never hands a throw over), too few frames a second.
+settle detector then never hands a throw over), too few frames a second, a
+picture out of focus (blurred numerals and pips are read as other faces).
 This measures each from the frames themselves and the reader's own reading
 of the last one, and says what to change.  `dicebridge vision check CAMERA`.
 """
@@ -32,6 +33,14 @@ SLANT_SAID = 0.05  # die sizes: numerals moved this far one way by the camera's 
 # said (rendered frames of four: straight down 0.018 at most; through the tilted camera
 # 0.072 and up in 30 of 36, 0.02 in 2, none found in 4)
 DIM = 80  # the picture's brightest parts (99th percentile of grey) under this: too dim
+BLURRED_PX = 1.6  # the dice's edges blurred over this many pixels (edge_blur) or more: out of
+# focus.  Sharp frames measure 0.9-1.4 (renders, burks shrunk to 50-76 px, 200 byler phone
+# photos: at most 1.40); a Gaussian blur of sigma 1.0 px 1.3-1.8, of 1.5 px 1.6-2.2, of 2 px
+# 2.0-2.7.  Real numbered dice of 38-76 px blurred by sigma 1.35-1.9 were read wrong for sure
+# (docs/vision.md, "Is the camera set up well?")
+_EDGE_REACH = 4  # pixels each way in which an edge's contrast (its two sides) is measured
+_EDGE_SHARE = 0.03  # the strongest gradients of a die's square: its edges (outline, pips, numerals)
+_EDGE_CONTRAST = 30  # grey levels: an edge fainter than this says little of the blur
 SLOW_FPS = 5.0  # fewer frames a second: settling is slow to see
 
 
@@ -49,6 +58,8 @@ class CameraCheck:
     advice: tuple[str, ...] = field(default=())
     slant: float | None = None  # die sizes the camera's slant moves numerals off the dice's
     # middles (vision/reader.py, camera_slant); None: not measured (no three numbered dice agree)
+    edge_blur: float | None = None  # pixels over which the dice's edges are blurred (see
+    # edge_blur); None: no die with an edge to measure
 
     def to_dict(self) -> dict[str, object]:
         return {
@@ -59,7 +70,29 @@ class CameraCheck:
             "die_px": None if self.die_px is None else round(self.die_px, 1),
             "advice": list(self.advice),
             "slant": None if self.slant is None else round(self.slant, 3),
+            "edge_blur": None if self.edge_blur is None else round(self.edge_blur, 2),
         }  # fmt: skip
+
+
+def edge_blur(grey: np.ndarray, boxes: Sequence[tuple[float, float, float, float]]) -> float | None:
+    """How blurred the dice's edges are, in pixels: the median over the dice of each one's
+    strongest edges' contrast over their steepest slope, / sqrt(2 pi) (a step of contrast C
+    blurred by a Gaussian of sigma s rises at most C / (s sqrt(2 pi)) a pixel).  A sharp
+    edge measures about 1 (the pixels' own width); None where no die shows an edge."""
+    kernel = np.ones((2 * _EDGE_REACH + 1,) * 2, np.uint8)
+    per_die = []
+    for x0, y0, x1, y1 in boxes:
+        pad = max(_EDGE_REACH, round((x1 - x0) / 6))
+        top, left = max(0, round(y0) - pad), max(0, round(x0) - pad)
+        crop = grey[top : round(y1) + pad, left : round(x1) + pad].astype(np.float32)
+        if min(crop.shape) < 2 * _EDGE_REACH + 2:
+            continue
+        slope = np.hypot(cv2.Sobel(crop, cv2.CV_32F, 1, 0), cv2.Sobel(crop, cv2.CV_32F, 0, 1)) / 8
+        contrast = cv2.dilate(crop, kernel) - cv2.erode(crop, kernel)
+        edges = (slope >= np.quantile(slope, 1 - _EDGE_SHARE)) & (contrast > _EDGE_CONTRAST)
+        if edges.sum() >= 10:
+            per_die.append(float(np.median(contrast[edges] / slope[edges])) / np.sqrt(2 * np.pi))
+    return float(np.median(per_die)) if per_die else None
 
 
 def check_camera(
@@ -117,13 +150,18 @@ def check_camera(
     elif die_px > LARGE_SHARE * w:
         advice.append(f"the dice are large in the picture ({die_px / w:.0%} of its width): "
                       "move the camera away, so that a whole throw fits the view")  # fmt: skip
+    blur = edge_blur(grey, [d.box for d in result.dice])
+    if blur is not None and blur >= BLURRED_PX:
+        advice.append(f"the picture is out of focus (the dice's edges are blurred over {blur:.1f} "
+                      "px; sharp, about 1): focus the camera on the tray. Blurred numerals and "
+                      "pips can be read as other faces")  # fmt: skip
     slant, said = slant_advice([d.lean for d in result.dice if d.lean is not None])
     if said:
         advice.append(said)
     unsure = [d for d in result.dice if d.uncertain]
     advice += [f"unsure: {d.advice}" for d in unsure]
     return CameraCheck(w, h, len(frames), fps, brightest, unsteady, len(result.dice),
-                       len(unsure), die_px, tuple(advice), slant)  # fmt: skip
+                       len(unsure), die_px, tuple(advice), slant, blur)  # fmt: skip
 
 
 def slant_advice(leans: Sequence[tuple[float, float]]) -> tuple[float | None, str]:
