@@ -26,7 +26,7 @@ from server.collect import FaceCollector
 from server.diesets import DieSetStore
 from server.empty_tray import EmptyTrayStore
 from server.table import Table
-from vision.camera_check import slant_advice
+from vision.camera_check import edge_blur, focus_advice, slant_advice
 from vision.finder import LIGHT_MOVED, light_change
 from vision.frames import CameraError, Frame, FrameSource
 from vision.pixels import FrameError, as_bgr8
@@ -36,6 +36,7 @@ from vision.settle import SettleDetector
 PIP_DICE = ("d6", "dF")
 UNSTEADY_SECONDS = 30.0  # motion with no still frame for this long: said once, as a notice
 LEANS_KEPT = 12  # numbered dice per die type whose lean the camera keeps (see read_throw)
+BLURS_KEPT = 5  # throws whose dice's edge blur the camera keeps: a focus notice needs all 5
 
 
 class CameraSource:
@@ -86,6 +87,8 @@ class CameraSource:
         # die type: a camera at a slant moves them all one way, a cocked die its own way
         self._leans: dict[str, deque[tuple[float, float]]] = {}
         self._told_slant = False
+        self._blurs: deque[float] = deque(maxlen=BLURS_KEPT)  # the last throws' edge blur
+        self._told_focus = False
 
     # --- the thread -----------------------------------------------------------------------
     def start(self) -> None:
@@ -243,6 +246,7 @@ class CameraSource:
         result = self._reader.read(image, die, tray, earlier, list(leans))
         leans.extend(d.lean for d in result.dice if d.lean is not None)
         self._check_slant(leans)
+        self._check_focus(image, result)
         self.throws_read += 1
         if tray is not None:
             self._check_light(image, tray)
@@ -293,6 +297,21 @@ class CameraSource:
         _, said = slant_advice(leans)
         if said:
             self._told_slant = True
+            self._table.source_event(self.name, "notice", {"detail": said})
+
+    def _check_focus(self, image: np.ndarray, result: ThrowReading) -> None:
+        """Say once a run when the dice of BLURS_KEPT throws in a row are blurred (their
+        median): a camera out of focus reads small numerals as other faces, for sure."""
+        if self._told_focus or not result.dice:
+            return
+        grey = cv2.cvtColor(image, cv2.COLOR_BGR2GRAY)
+        blur = edge_blur(grey, [d.box for d in result.dice])
+        if blur is None:
+            return
+        self._blurs.append(blur)
+        said = focus_advice(float(np.median(self._blurs)))
+        if len(self._blurs) == BLURS_KEPT and said:
+            self._told_focus = True
             self._table.source_event(self.name, "notice", {"detail": said})
 
     def _check_light(self, image: np.ndarray, tray: np.ndarray) -> None:

@@ -74,6 +74,15 @@ class CameraCheck:
         }  # fmt: skip
 
 
+def focus_advice(blur: float | None) -> str:
+    """What to say of dice whose edges are blurred over ``blur`` pixels ("" where sharp)."""
+    if blur is None or blur < BLURRED_PX:
+        return ""
+    return (f"the picture is out of focus (the dice's edges are blurred over {blur:.1f} px; "
+            "sharp, about 1): focus the camera on the tray. Blurred numerals and pips can be "
+            "read as other faces")  # fmt: skip
+
+
 def edge_blur(grey: np.ndarray, boxes: Sequence[tuple[float, float, float, float]]) -> float | None:
     """How blurred the dice's edges are, in pixels: the median over the dice of each one's
     strongest edges' contrast over their steepest slope, / sqrt(2 pi) (a step of contrast C
@@ -151,10 +160,8 @@ def check_camera(
         advice.append(f"the dice are large in the picture ({die_px / w:.0%} of its width): "
                       "move the camera away, so that a whole throw fits the view")  # fmt: skip
     blur = edge_blur(grey, [d.box for d in result.dice])
-    if blur is not None and blur >= BLURRED_PX:
-        advice.append(f"the picture is out of focus (the dice's edges are blurred over {blur:.1f} "
-                      "px; sharp, about 1): focus the camera on the tray. Blurred numerals and "
-                      "pips can be read as other faces")  # fmt: skip
+    if said := focus_advice(blur):
+        advice.append(said)
     slant, said = slant_advice([d.lean for d in result.dice if d.lean is not None])
     if said:
         advice.append(said)

@@ -18,7 +18,7 @@ from typing import Any
 import cv2
 import numpy as np
 
-from server.camera import CameraSource
+from server.camera import BLURS_KEPT, CameraSource
 from server.diesets import DieSetStore
 from server.ledger import Ledger
 from server.table import Table
@@ -365,3 +365,27 @@ def test_the_camera_says_once_when_its_dice_show_it_looks_at_a_slant(tmp_path: P
         assert len(said) == (1 if told else 0), said
         if told:
             assert "Mount the camera straight over the tray" in str(said[0])
+
+
+def test_the_camera_says_once_when_its_picture_is_out_of_focus(tmp_path: Path) -> None:
+    """Throws whose dice's edges are blurred (a camera out of focus) are said once, with what
+    to do, after BLURS_KEPT of them in a row; a sharp camera is not told, and one blurred
+    throw among sharp ones is not enough."""
+    rng = np.random.default_rng(17)
+    throws = [render_throw(ThrowSpec(dice=("d6",) * 3, perspective=0.0), rng).image
+              for _ in range(BLURS_KEPT + 2)]  # fmt: skip
+    blurred = [cv2.GaussianBlur(image, (0, 0), 2.0) for image in throws]
+    for name, images, told in (
+        ("sharp", throws, 0),
+        ("one blurred", throws[:2] + blurred[:1] + throws[2:], 0),
+        ("blurred", blurred, 1),
+    ):
+        ledger, table, events = _watched_table(tmp_path / name.replace(" ", "-"))
+        camera = CameraSource("camera", Replay([]), DiceReader(), table)
+        for image in images:
+            camera.read_throw(image)
+        ledger.close()
+        said = [e for e in events if "out of focus" in str(e)]
+        assert len(said) == told, (name, said)
+        if told:
+            assert said[0]["event"] == "notice" and "focus the camera" in said[0]["detail"]
