@@ -79,8 +79,10 @@ def focus_advice(blur: float | None) -> str:
     if blur is None or blur < BLURRED_PX:
         return ""
     return (f"the picture is out of focus (the dice's edges are blurred over {blur:.1f} px; "
-            "sharp, about 1): focus the camera on the tray. Blurred numerals and pips can be "
-            "read as other faces")  # fmt: skip
+            "sharp, about 1): focus the camera on the tray (if it is in focus, ask no more than "
+            "its sensor's own resolution, camera_size in the settings: a picture scaled up is "
+            "blurred the same way). Blurred numerals and pips can be read as other "
+            "faces")  # fmt: skip
 
 
 def edge_blur(grey: np.ndarray, boxes: Sequence[tuple[float, float, float, float]]) -> float | None:
