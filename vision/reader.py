@@ -48,6 +48,11 @@ FOREIGN = "not of the set"  # a numbered die whose colour no taught face has
 TRAY_COLOURED = "the tray's colour"  # a numbered die not told from the tray: asked to confirm
 LEANING = "may be cocked"  # a numbered die whose numeral is not where a flat die has it, as
 # on a cocked die (some flat dice too: asked to confirm, not to re-throw)
+NUMERAL_BLURRED = "numeral blurred"  # a numbered die read surely, but whose outline is less
+NUMERAL_SHARP = 0.18  # steep than this (sharpness()): asked to confirm.  Real burks dice shrunk
+# to 38-76 px and blurred (sigma 0.5-2 px): 25 of 28 sure wrong answers had less, and 67 of 463
+# right ones; in focus (sigma up to 1 px) 10 of 621 right ones, none at 76 px; sharp renders
+# 0.29 and up (docs/vision.md, "Numbered dice small and out of focus")
 SLANTED = 3  # numbered dice at least, and half of those looked at, whose numerals lie ...
 AGREE = 0.1  # ... within this (die sizes) of the same way off: the camera's slant, not theirs
 TRUE_SLANT = 0.5  # ... where the mean of them all lies this near it, of its length (a ring: none)
@@ -134,6 +139,9 @@ def _advice(
         if problem == LEANING:
             return (f"confirm: {shown}? (the {name}: its numeral is not where a flat die has "
                     "it, as on a cocked die; if it is cocked, re-throw it)")  # fmt: skip
+        if problem == NUMERAL_BLURRED:
+            return (f"confirm: {shown}? (the {name}: it is blurred, and a blurred numeral may "
+                    "be another; focus the camera)")  # fmt: skip
         return f"confirm: {shown}? (the {name})"
     return f"re-throw the {name}"
 
@@ -142,7 +150,7 @@ def _confirming(value: int | None, confidence: float, cut: bool, problem: str) -
     """Whether an uncertain die's advice is to confirm its guess (else: move, re-throw…)."""
     return (
         value is not None and confidence >= LIKELY and not cut
-        and problem in ("", TRAY_COLOURED, LEANING)
+        and problem in ("", TRAY_COLOURED, LEANING, NUMERAL_BLURRED)
     )  # fmt: skip
 
 
@@ -399,6 +407,11 @@ class DiceReader:
             FOREIGN if match.foreign else TRAY_COLOURED if match.untold
             else LEANING if match.leaning and value is not None else ""
         )  # fmt: skip
+        if (
+            not problem and not cut and value is not None and match.confidence >= self.sure
+            and sharpness(image, box) < NUMERAL_SHARP
+        ):  # fmt: skip
+            problem = NUMERAL_BLURRED  # blurred past its strokes, a numeral reads as another
         reading = self._die_reading(
             image, box, dieset.reading_die, value, match.confidence, crop, problem, cut,
             runner_up=match.runner_up,
