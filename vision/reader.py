@@ -74,7 +74,7 @@ class DieReading:
     advice: str = ""
     colour: str = ""
     problem: str = ""  # "cocked", "impossible pips", "cut by the edge", "not of the set",
-    # "blurred", "the tray's colour", "may be cocked": why it is uncertain
+    # "blurred", "the tray's colour", "may be cocked", "numeral blurred": why it is uncertain
     runner_up: int | None = None  # with "confirm: V or R?": the next likeliest face, R
     lean: tuple[float, float] | None = None  # a numbered die read at least LIKELY, whole: how
     # far its numeral lies from where a flat die has it (die sizes; see camera_slant)
