@@ -75,6 +75,13 @@ def _fail(message: str) -> int:
     return 2
 
 
+def _tray(path: Path | None) -> Any:
+    """The empty-tray picture named on the command line, or None; FrameError if unreadable."""
+    from vision.pixels import read_image
+
+    return None if path is None else read_image(path, "the empty-tray picture")
+
+
 def _reader_for(diesets: list[Path] | None) -> Any:
     from vision.reader import DiceReader
 
@@ -89,6 +96,7 @@ def run_eval(args: argparse.Namespace) -> int:
     from vision.errata import apply_errata, read_errata
     from vision.evaluate import evaluate
     from vision.faces import ModelError
+    from vision.pixels import FrameError
     from vision.teach import DieSetError
 
     cv2.setNumThreads(1)  # the figure is "on one core"
@@ -100,11 +108,10 @@ def run_eval(args: argparse.Namespace) -> int:
         reader = _reader_for(args.dieset)
     except (DatasetError, ModelError, DieSetError) as err:
         return _fail(str(err))
-    tray = None
-    if args.empty_tray is not None:
-        tray = cv2.imread(str(args.empty_tray), cv2.IMREAD_COLOR)
-        if tray is None:
-            return _fail(f"cannot read {args.empty_tray} as an image")
+    try:
+        tray = _tray(args.empty_tray)
+    except FrameError as err:
+        return _fail(str(err))
     items = [i for i in items if i.die_type != "none"]  # an empty tray has nothing to read
     if args.limit:
         items = items[: args.limit]
@@ -120,7 +127,17 @@ def run_eval(args: argparse.Namespace) -> int:
         if not args.json and (n % 25 == 0 or n == len(items)):
             print(f"  read {n}/{len(items)} images", file=sys.stderr, flush=True)
 
-    ours = evaluate(items, read, progress).to_json()
+    scores = evaluate(items, read, progress)
+    if scores.unreadable:  # said on stderr, so --json's stdout stays one object
+        print(f"dicebridge vision eval: {len(scores.unreadable)} of {len(items)} listed "
+              "images not read, left out of the figures:", file=sys.stderr)  # fmt: skip
+        for why in scores.why_unreadable[:10]:
+            print(f"  {why}", file=sys.stderr)
+        if len(scores.why_unreadable) > 10:
+            print(f"  … and {len(scores.why_unreadable) - 10} more", file=sys.stderr)
+    if not scores.images:
+        return _fail(f"none of the {len(items)} images listed in {args.directory} could be read")
+    ours = scores.to_json()
     result: dict[str, Any] = {**ours, "split": args.split}
     if args.errata is not None:
         result["errata"] = str(args.errata)
@@ -151,19 +168,15 @@ def _die(choice: str, die_type: str) -> str:
 
 
 def run_read(args: argparse.Namespace) -> int:
-    import cv2
-
     from vision.faces import ModelError
+    from vision.pixels import FrameError, read_image
     from vision.teach import DieSetError
 
-    image = cv2.imread(str(args.image), cv2.IMREAD_COLOR)
-    if image is None:
-        return _fail(f"cannot read {args.image} as an image")
-    tray = None
-    if args.empty_tray is not None:
-        tray = cv2.imread(str(args.empty_tray), cv2.IMREAD_COLOR)
-        if tray is None:
-            return _fail(f"cannot read {args.empty_tray} as an image")
+    try:
+        image = read_image(args.image)
+        tray = _tray(args.empty_tray)
+    except FrameError as err:
+        return _fail(str(err))
     try:
         reader = _reader_for(args.dieset)
     except (ModelError, DieSetError) as err:

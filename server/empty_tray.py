@@ -20,7 +20,7 @@ from typing import Any
 import cv2
 import numpy as np
 
-from vision.pixels import FrameError, as_bgr8
+from vision.pixels import FrameError, as_bgr8, read_image
 from vision.reader import DiceReader
 
 FILE = "empty-tray.png"
@@ -32,10 +32,10 @@ class EmptyTrayError(ValueError):
 
 def read_picture(path: Path) -> np.ndarray:
     """An empty-tray photo from disk; EmptyTrayError saying why when it cannot be read."""
-    image = cv2.imread(str(path), cv2.IMREAD_COLOR)
-    if image is None:
-        raise EmptyTrayError(f"cannot read the empty-tray photo {path}")
-    return image
+    try:
+        return read_image(path, "the empty-tray photo")
+    except FrameError as err:
+        raise EmptyTrayError(f"cannot read the empty-tray photo: {err}") from None
 
 
 class EmptyTrayStore:

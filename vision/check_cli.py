@@ -35,12 +35,10 @@ def _fail(message: str) -> int:
 
 
 def run_check(args: argparse.Namespace) -> int:
-    import cv2
-
     from vision.camera_check import check_camera
     from vision.faces import ModelError
     from vision.frames import CameraError, Frame, open_camera, parse_size
-    from vision.pixels import FrameError, as_bgr8
+    from vision.pixels import FrameError, as_bgr8, read_image
     from vision.reader import DiceReader
     from vision.teach import DieSetError
 
@@ -48,15 +46,13 @@ def run_check(args: argparse.Namespace) -> int:
         reader = DiceReader.with_diesets(args.dieset or ())
         tray = None
         if args.empty_tray is not None:
-            tray = cv2.imread(str(args.empty_tray), cv2.IMREAD_COLOR)
-            if tray is None:
-                return _fail(f"cannot read {args.empty_tray} as an image")
+            tray = read_image(args.empty_tray, "the empty-tray picture")
         try:
             size = parse_size(args.size) if args.size else None
         except ValueError:
             return _fail(f"--size is WIDTHxHEIGHT, like 1280x960, not {args.size!r}")
         camera = open_camera(args.camera, size)
-    except (ModelError, DieSetError, CameraError) as err:
+    except (ModelError, DieSetError, CameraError, FrameError) as err:
         return _fail(str(err))
     frames: list[Frame] = []
     try:

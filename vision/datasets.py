@@ -20,6 +20,8 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
+COLUMNS = ("file", "die_type", "values")
+
 
 class DatasetError(ValueError):
     """A labels file that cannot be read; the message names the row."""
@@ -61,7 +63,14 @@ def read_dataset(directory: Path) -> list[LabelledImage]:
     boxes = _read_boxes(directory / "boxes.csv") if (directory / "boxes.csv").is_file() else None
     out = []
     with labels.open(newline="", encoding="utf-8") as handle:
-        for row_no, row in enumerate(csv.DictReader(handle), start=2):
+        table = csv.DictReader(handle)
+        lacking = [c for c in COLUMNS if c not in (table.fieldnames or ())]
+        if lacking:
+            has = ", ".join(table.fieldnames or ()) or "nothing (an empty file)"
+            raise DatasetError(
+                f"{labels} needs the columns {', '.join(COLUMNS)}; its first row has {has}"
+            )
+        for row_no, row in enumerate(table, start=2):
             try:
                 text = (row["values"] or "").strip()
                 values = tuple(sorted(int(v) for v in text.split(";") if v.strip()))

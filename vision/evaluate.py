@@ -5,7 +5,9 @@ read (uncertain dice left out) and the labelled values.  Summed over images:
 ``per_die_accuracy`` = correct / dice, ``coverage`` = answered / dice,
 ``error_rate_answered`` = (answered − correct) / answered, ``image_exact`` =
 the share of images whose answered values equal their labels exactly.
-``ms_per_image`` times the reader alone (decoding the file is not counted).
+``ms_per_image`` times the reader alone (decoding the file is not counted).  A
+listed file that is missing or not a picture is not scored; it is named, with
+why, in ``unreadable`` (the figures are then over fewer images than listed).
 """
 
 from __future__ import annotations
@@ -16,10 +18,10 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
-import cv2
 import numpy as np
 
 from vision.datasets import LabelledImage
+from vision.pixels import FrameError, read_image
 from vision.reader import ThrowReading
 
 ReadFn = Callable[[np.ndarray, LabelledImage], ThrowReading]
@@ -33,7 +35,8 @@ class Scores:
     correct: int = 0
     exact: int = 0
     ms: float = 0.0
-    unreadable: list[str] = field(default_factory=list)
+    unreadable: list[str] = field(default_factory=list)  # listed files not read
+    why_unreadable: list[str] = field(default_factory=list)  # ... and why, one each
     misses: list[dict[str, Any]] = field(default_factory=list)
 
     def add(self, item: LabelledImage, values: list[int], ms: float) -> None:
@@ -75,9 +78,11 @@ def evaluate(
 ) -> Scores:
     scores = Scores()
     for n, item in enumerate(items, start=1):
-        image = cv2.imread(str(item.path), cv2.IMREAD_COLOR)
-        if image is None:
+        try:
+            image = read_image(item.path)
+        except FrameError as err:
             scores.unreadable.append(item.path.name)
+            scores.why_unreadable.append(str(err))
             continue
         start = time.perf_counter()
         result = read(image, item)

@@ -4,10 +4,15 @@ The networks and the matcher work on 8-bit BGR.  A monochrome camera's grey
 frames, a BGRA screenshot and a 16-bit PNG or camera frame carry the same
 picture and are converted; anything else (floats, whose scale is anyone's
 guess, a frame a few pixels wide, something that is not an image at all) is a
-:class:`FrameError` that says what was given and what is wanted.
+:class:`FrameError` that says what was given and what is wanted.  A picture
+named on the command line is read by :func:`read_image`, which says whether the
+file is missing or not a picture (OpenCV alone returns nothing and prints a
+warning of its own).
 """
 
 from __future__ import annotations
+
+from pathlib import Path
 
 import cv2
 import numpy as np
@@ -47,3 +52,17 @@ def as_bgr8(image: object, what: str = "a frame") -> np.ndarray:
     if image.shape[2] == 4:
         return np.asarray(cv2.cvtColor(image, cv2.COLOR_BGRA2BGR))
     return np.ascontiguousarray(image)
+
+
+def read_image(path: Path | str, what: str = "a picture") -> np.ndarray:
+    """The picture in the file ``path`` as 8-bit BGR; a FrameError saying whether the file
+    is missing, is not a picture OpenCV reads, or is too small."""
+    path = Path(path)
+    if path.is_dir():
+        raise FrameError(f"{path} is a folder, not a picture")
+    if not path.is_file():
+        raise FrameError(f"{path}: no such file")
+    image = cv2.imread(str(path), cv2.IMREAD_COLOR)
+    if image is None:
+        raise FrameError(f"{path} is not a picture OpenCV can read (PNG, JPEG, BMP, TIFF, …)")
+    return as_bgr8(image, f"{what} ({path})")

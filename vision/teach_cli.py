@@ -12,7 +12,6 @@ import sys
 from pathlib import Path
 from typing import Any
 
-import cv2
 import numpy as np
 
 from vision.teach import DIE_TYPES, DieSet, DieSetError
@@ -53,12 +52,13 @@ def add_teach(sub: Any) -> None:
 def run_cluster(args: argparse.Namespace) -> int:
     from vision.cluster import Groups
     from vision.frames import CameraError, ImageFolder
+    from vision.pixels import FrameError, read_image
     from vision.reader import DiceReader
 
-    tray = cv2.imread(str(args.empty_tray), cv2.IMREAD_COLOR) if args.empty_tray else None
     try:
+        tray = read_image(args.empty_tray, "the empty-tray picture") if args.empty_tray else None
         frames = ImageFolder(args.frames)
-    except CameraError as err:
+    except (CameraError, FrameError) as err:
         print(f"dicebridge vision cluster: {err}", file=sys.stderr)
         return 2
     reader = DiceReader()
@@ -87,6 +87,7 @@ def biggest_change(image: np.ndarray, reader: Any, tray: np.ndarray | None) -> A
 
 def run_teach(args: argparse.Namespace) -> int:
     from vision.datasets import DatasetError, read_dataset
+    from vision.pixels import FrameError, read_image
     from vision.reader import DiceReader
 
     def fail(message: str) -> int:
@@ -133,15 +134,15 @@ def run_teach(args: argparse.Namespace) -> int:
         return 0
     if not shown:
         return fail(f"no photos of a {args.die}: give --from-labels DIR or --face VALUE=PATH")
-    tray = cv2.imread(str(args.empty_tray), cv2.IMREAD_COLOR) if args.empty_tray else None
-    if args.empty_tray and tray is None:
-        return fail(f"cannot read {args.empty_tray} as an image")
+    try:
+        tray = read_image(args.empty_tray, "the empty-tray picture") if args.empty_tray else None
+        photos = [(value, path, read_image(path, f"the photo of face {value}"))
+                  for value, path in shown]  # fmt: skip
+    except FrameError as err:  # every photo is read before any is taught: nothing half done
+        return fail(str(err))
     reader = DiceReader()
     dieset = DieSet(args.name or args.out.name, args.die)
-    for value, path in shown:
-        image = cv2.imread(str(path), cv2.IMREAD_COLOR)
-        if image is None:
-            return fail(f"cannot read {path} as an image")
+    for value, path, image in photos:
         found = biggest_change(image, reader, tray)
         if found is None:
             return fail(f"no die found in {path}: is it on the tray, in the light?")

@@ -306,6 +306,57 @@ def test_the_command_line_writes_and_measures_a_synthetic_set(
     assert main(["vision", "read", str(tmp_path / "bad.png")]) == 2
 
 
+def test_eval_names_listed_files_it_cannot_read_and_scores_the_rest(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    folder = tmp_path / "set"
+    assert main(["vision", "synth", str(folder), "--dice", "dF", "--count", "3"]) == 0
+    capsys.readouterr()
+    assert main(["vision", "eval", str(folder), "--json", "--no-baseline"]) == 0
+    whole = json.loads(capsys.readouterr().out)
+    (folder / "images" / "broken.png").write_bytes(b"not a png")
+    with (folder / "labels.csv").open("a", encoding="utf-8") as labels:
+        labels.write("images/gone.png,dF,1\nimages/broken.png,dF,-1;0\n")
+    assert main(["vision", "eval", str(folder), "--json", "--no-baseline"]) == 0
+    captured = capsys.readouterr()
+    out = json.loads(captured.out)
+    assert {k: out[k] for k in ("images", "dice", "correct")} == {
+        k: whole[k] for k in ("images", "dice", "correct")
+    }
+    assert out["unreadable_files"] == ["gone.png", "broken.png"]
+    assert "2 of 5 listed images not read" in captured.err
+    assert "gone.png: no such file" in captured.err
+    assert "broken.png is not a picture" in captured.err
+
+    (folder / "labels.csv").write_text("file,die_type,values\nimages/gone.png,dF,1\n")
+    assert main(["vision", "eval", str(folder)]) == 2
+    assert "none of the 1 images listed" in capsys.readouterr().err
+    (folder / "labels.csv").write_text("name,value\nimages/gone.png,1\n")
+    assert main(["vision", "eval", str(folder)]) == 2
+    assert "needs the columns file, die_type, values; its first row has name, value" in (
+        capsys.readouterr().err
+    )
+
+
+def test_a_picture_named_on_the_command_line_is_checked_before_use(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    (tmp_path / "frames").mkdir()
+    (tmp_path / "tray.png").write_bytes(b"not a png")
+    cases = [
+        (["vision", "read", str(tmp_path / "missing.png")], "missing.png: no such file"),
+        (["vision", "read", str(tmp_path)], "is a folder, not a picture"),
+        (["vision", "cluster", str(tmp_path / "frames"), str(tmp_path / "out"), "--die", "d5",
+          "--empty-tray", str(tmp_path / "tray.png")], "tray.png is not a picture"),
+        (["vision", "teach", str(tmp_path / "set"), "--die", "d5",
+          "--face", f"1={tmp_path / 'missing.png'}"], "missing.png: no such file"),
+    ]  # fmt: skip
+    for argv, says in cases:
+        assert main(argv) == 2, argv
+        assert says in capsys.readouterr().err, argv
+    assert not (tmp_path / "out").exists() and not (tmp_path / "set").exists()
+
+
 def test_touching_dice_are_found_apart(reader: DiceReader) -> None:
     rng = np.random.default_rng(40)
     apart = read_right = 0
