@@ -24,7 +24,7 @@ import numpy as np
 from mechanics.reading import Reading
 from server.collect import FaceCollector
 from server.diesets import DieSetStore
-from server.empty_tray import EmptyTrayStore
+from server.empty_tray import EmptyTrayError, EmptyTrayStore
 from server.table import Table
 from vision.camera_check import edge_blur, focus_advice, slant_advice
 from vision.finder import LIGHT_MOVED, light_change
@@ -89,6 +89,7 @@ class CameraSource:
         self._told_slant = False
         self._blurs: deque[float] = deque(maxlen=BLURS_KEPT)  # the last throws' edge blur
         self._told_focus = False
+        self._told_sets: set[str] = set()  # die sets left out (spoilt on disk), announced
 
     # --- the thread -----------------------------------------------------------------------
     def start(self) -> None:
@@ -231,8 +232,11 @@ class CameraSource:
     def read_throw(self, image: np.ndarray, earlier: Sequence[np.ndarray] = ()) -> ThrowReading:
         """Read one settled throw and hand its readings to the table; ``earlier``: frames of
         the still tray just before ``image``, to look again at dice left to confirm."""
-        if self._diesets is not None:
-            self._diesets.use_in(self._reader)  # sets taught on the Devices page count at once
+        if self._diesets is not None:  # sets taught on the Devices page count at once
+            for left_out in self._diesets.use_in(self._reader):
+                if left_out not in self._told_sets:  # said once a run (and again if it changes)
+                    self._told_sets.add(left_out)
+                    self._table.source_event(self.name, "notice", {"detail": left_out})
         if self._collector is not None and self._collector.collecting:
             said = self._collector.offer(image, self._reader)  # teaching, not playing
             self._table.set_preview(self.name, outlined(image, ThrowReading((), 0.0)), image)
@@ -277,9 +281,15 @@ class CameraSource:
 
     def _empty_tray(self, image: np.ndarray) -> np.ndarray | None:
         """The empty-tray picture, when there is one and it fits the camera's frames
-        (a picture of another size is not used: said once, with what to do)."""
-        tray = self._trays.current() if self._trays is not None else None
+        (a picture of another size, or one that cannot be read, is not used: said once,
+        with what to do)."""
         unfit = ""
+        try:
+            tray = self._trays.current() if self._trays is not None else None
+        except EmptyTrayError as err:  # spoilt on disk: read with the finder alone till mended
+            tray = None
+            unfit = (f"{err}: it is not used; take it again (or stop using it) on the "
+                     "Devices page")  # fmt: skip
         if tray is not None and tray.shape[:2] != image.shape[:2]:
             unfit = (f"the empty-tray picture is {tray.shape[1]} x {tray.shape[0]} px, the "
                      f"camera's frames {image.shape[1]} x {image.shape[0]}: it is not used; "

@@ -17,12 +17,18 @@ import numpy as np
 from vision.reader import DiceReader
 from vision.teach import DIE_TYPES, DieSet, DieSetError
 
+MEND = (
+    'teach it again (the Devices page\'s "Teach the named groups" replaces it), or remove '
+    "its folder under DATA_DIR/diesets"
+)
+
 
 class DieSetStore:
     def __init__(self, data_dir: Path) -> None:
         self.folder = Path(data_dir) / "diesets"
         self._lock = threading.Lock()
-        self._loaded: dict[str, tuple[float, DieSet]] = {}  # name -> (mtime, set)
+        # name -> (modification times, the set or why it cannot be loaded)
+        self._loaded: dict[str, tuple[tuple[int, int], DieSet | str]] = {}
 
     def path(self, name: str) -> Path:
         """Where set ``name`` lives (DieSetError for a name that cannot be a folder)."""
@@ -43,20 +49,37 @@ class DieSetStore:
         return sorted(p.name for p in self.folder.iterdir() if (p / "dieset.json").is_file())
 
     def get(self, name: str) -> DieSet:
+        """Set ``name``, loaded again when its folder changes; DieSetError when it is not
+        there or cannot be loaded (a face's picture gone, a half-written dieset.json)."""
         path = self._path(name)
         meta = path / "dieset.json"
         if not meta.is_file():
             raise DieSetError(f"no die set {name!r}")
         with self._lock:
-            mtime = meta.stat().st_mtime
+            # a face's picture put back changes the folder, not dieset.json
+            stamp = (meta.stat().st_mtime_ns, path.stat().st_mtime_ns)
             cached = self._loaded.get(name)
-            if cached is None or cached[0] != mtime:
-                cached = (mtime, DieSet.load(path))
+            if cached is None or cached[0] != stamp:
+                try:
+                    loaded: DieSet | str = DieSet.load(path)
+                except DieSetError as err:
+                    loaded = str(err)  # kept, so a spoilt set is not read again every throw
+                cached = (stamp, loaded)
                 self._loaded[name] = cached
-            return cached[1]
+        if isinstance(cached[1], str):
+            raise DieSetError(cached[1])
+        return cached[1]
 
     def describe(self) -> list[dict[str, Any]]:
-        return [summary(self.get(name)) for name in self.names()]
+        """Every set as the API shows it; one that cannot be loaded says why (``problem``)."""
+        out = []
+        for name in self.names():
+            try:
+                out.append(summary(self.get(name)))
+            except DieSetError as err:
+                out.append({"name": name, "die": "", "taught": [], "missing": [], "once": [],
+                            "problem": f"{err}: {MEND}"})  # fmt: skip
+        return out
 
     def teach(
         self, name: str, die: str, value: int, image: np.ndarray, reader: DiceReader
@@ -65,6 +88,7 @@ class DieSetStore:
         if die not in DIE_TYPES:
             raise DieSetError(f"teach mode is for {', '.join(DIE_TYPES)}, not {die!r}")
         path = self._path(name)
+        # a copy of its own, not the one the camera's thread reads with
         dieset = DieSet.load(path) if (path / "dieset.json").is_file() else DieSet(name, die)
         if dieset.die != die:
             raise DieSetError(f"{name!r} is a set of {dieset.die}, not {die}")
@@ -75,15 +99,23 @@ class DieSetStore:
         dieset.save(path)
         return dieset
 
-    def use_in(self, reader: DiceReader) -> None:
-        """Give ``reader`` every set here (the newest taught state), by die type."""
+    def use_in(self, reader: DiceReader) -> list[str]:
+        """Give ``reader`` every set here (the newest taught state), by die type; a set that
+        cannot be loaded is left out, and what is returned says why, one line a set (the
+        other sets and pip dice are read as usual)."""
         reader.diesets = {}
+        left_out = []
         for name in self.names():
-            reader.add_dieset(self.get(name))
+            try:
+                reader.add_dieset(self.get(name))
+            except DieSetError as err:
+                left_out.append(f"die set {name!r} is not used ({err}): {MEND}")
+        return left_out
 
 
 def summary(dieset: DieSet) -> dict[str, Any]:
     """A set as the API shows it: its name, die, the faces taught, those still to show, and
-    those shown once (shown again, turned, fewer dice are left to confirm)."""
+    those shown once (shown again, turned, fewer dice are left to confirm); ``problem`` is
+    empty (DieSetStore.describe fills it for a set that cannot be loaded)."""
     return {"name": dieset.name, "die": dieset.die, "taught": sorted(dieset.crops),
-            "missing": dieset.missing(), "once": dieset.shown_once()}  # fmt: skip
+            "missing": dieset.missing(), "once": dieset.shown_once(), "problem": ""}  # fmt: skip

@@ -63,9 +63,14 @@ class EmptyTrayStore:
         return self._taken[1]
 
     def describe(self) -> dict[str, Any]:
-        """Which picture is in use ("taken", "settings" or "none"), since when, its size."""
+        """Which picture is in use ("taken", "settings" or "none"), since when, its size;
+        a taken picture that cannot be read is none in use, and ``problem`` says why."""
         with self._lock:
-            taken = self._taken_picture()
+            try:
+                taken = self._taken_picture()
+            except EmptyTrayError as err:  # the camera reads without it (CameraSource)
+                return {"in_use": "none", "file": str(self.path), "taken_at": None, "size": None,
+                        "problem": f"{err}: take it again, or stop using it"}  # fmt: skip
             if taken is not None and self._taken is not None:
                 at = datetime.fromtimestamp(self._taken[0] / 1e9, UTC)
                 return {"in_use": "taken", "file": str(self.path),
@@ -105,8 +110,11 @@ class EmptyTrayStore:
         return self.describe()
 
     def jpeg(self) -> bytes | None:
-        """The picture in use as JPEG, for the page to show."""
-        picture = self.current()
+        """The picture in use as JPEG, for the page to show (None when none can be read)."""
+        try:
+            picture = self.current()
+        except EmptyTrayError:
+            return None
         if picture is None:
             return None
         ok, data = cv2.imencode(".jpg", picture, [cv2.IMWRITE_JPEG_QUALITY, 80])

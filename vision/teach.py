@@ -35,6 +35,7 @@ import numpy as np
 
 from mechanics.reading import faces_of
 from vision.crops import crop_die
+from vision.pixels import FrameError, read_image
 from vision.teach_body import MARGIN, Body, body_colour, colour_gap, locate
 from vision.teach_marks import SIDE, VARIANTS, Bank, Marks, ink_polarity
 
@@ -358,18 +359,25 @@ class DieSet:
     @classmethod
     def load(cls, folder: Path) -> DieSet:
         folder = Path(folder)
+        if not (folder / "dieset.json").is_file():
+            raise DieSetError(f"{folder} holds no die set (no dieset.json: `vision teach` "
+                              "writes one)")  # fmt: skip
         try:
             meta = json.loads((folder / "dieset.json").read_text(encoding="utf-8"))
             crops: dict[int, list[np.ndarray]] = {}
             for value, names in meta["faces"].items():
                 for name in names:
-                    crop = cv2.imread(str(folder / name), cv2.IMREAD_COLOR)
-                    if crop is None:
-                        raise DieSetError(f"{folder / name} is missing or not an image")
+                    try:
+                        crop = read_image(folder / name, f"the taught face {value}")
+                    except FrameError as err:
+                        raise DieSetError(f"die set {folder}: {err}") from None
                     crops.setdefault(int(value), []).append(crop)
             margin = float(meta.get("margin", 1.0))  # older sets kept the box alone
             return cls(meta["name"], meta["die"], crops, margin)
-        except (OSError, ValueError, KeyError) as err:
+        except KeyError as err:
+            raise DieSetError(f"{folder / 'dieset.json'} lacks {err} (written by `vision teach`)"
+                              ) from None  # fmt: skip
+        except (OSError, ValueError, AttributeError, TypeError) as err:
             if isinstance(err, DieSetError):
                 raise
             raise DieSetError(f"cannot load the die set in {folder}: {err}") from None

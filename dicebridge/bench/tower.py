@@ -20,6 +20,7 @@ import threading
 import time
 from typing import Any
 
+from dicebridge.bench import positive
 from firmware_host.port import SerialPort
 from firmware_host.protocol import DieCode, Kind, Message
 from firmware_host.reader import TowerReader, TowerReading
@@ -29,8 +30,8 @@ from firmware_host.simulator import TowerSimulator, open_pty
 def add_subcommand(kinds: Any) -> None:
     parser = kinds.add_parser("tower", help="tower reader: throughput, latency and fuzzing")
     parser.add_argument("--json", action="store_true")
-    parser.add_argument("--fuzz-bytes", type=int, default=1_000_000)
-    parser.add_argument("--samples", type=int, default=500, help="latency samples")
+    parser.add_argument("--fuzz-bytes", type=positive, default=1_000_000)
+    parser.add_argument("--samples", type=positive, default=500, help="latency samples")
     parser.set_defaults(handler=run)
 
 

@@ -19,12 +19,14 @@ import statistics
 import time
 from typing import Any
 
+from dicebridge.bench import positive
+
 SIZES = ((640, 640), (1280, 960), (2400, 2400))
 
 
 def add_subcommand(kinds: Any) -> None:
     parser = kinds.add_parser("vision", help="camera reader: ms per frame by size and die")
-    parser.add_argument("--frames", type=int, default=20, help="frames per case (default 20)")
+    parser.add_argument("--frames", type=positive, default=20, help="frames per case (default 20)")
     parser.add_argument("--json", action="store_true")
     parser.set_defaults(handler=run)
 

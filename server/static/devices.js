@@ -27,9 +27,11 @@ listen((event) => {
 
 async function diesets() {
   const sets = await api("/api/diesets");
-  document.getElementById("diesets").replaceChildren(...sets.map((d) => el("tr", {},
-    el("td", {}, d.name), el("td", {}, d.die), el("td", {}, d.taught.join(" ")), el("td", {}, d.missing.join(" ") || "—"),
-    el("td", {}, d.once.join(" ") || "—"))));
+  // a set spoilt on disk (a face's picture gone) is not read with: its row says why
+  document.getElementById("diesets").replaceChildren(...sets.map((d) => d.problem
+    ? el("tr", {}, el("td", {}, d.name), el("td", { colspan: 4, class: "error" }, d.problem))
+    : el("tr", {}, el("td", {}, d.name), el("td", {}, d.die), el("td", {}, d.taught.join(" ")),
+      el("td", {}, d.missing.join(" ") || "—"), el("td", {}, d.once.join(" ") || "—"))));
 }
 document.getElementById("teach").addEventListener("submit", async (ev) => {
   ev.preventDefault();
@@ -72,8 +74,9 @@ async function emptyTray(method) {
     const options = method === "GET" ? {} : { method,
       headers: admin(),
       body: method === "POST" ? { source: "camera" } : undefined };
-    showTray(await api("/api/empty-tray", options));
-    error.textContent = "";
+    const tray = await api("/api/empty-tray", options);
+    showTray(tray);
+    error.textContent = tray.problem || "";  // a picture spoilt on disk: not used, and why
   } catch (e) { error.textContent = e.message; }
 }
 document.getElementById("take-tray").addEventListener("click", () => emptyTray("POST"));

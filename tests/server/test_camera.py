@@ -95,24 +95,50 @@ def test_a_fault_reading_a_throw_is_announced_and_the_camera_keeps_watching(
     rng = np.random.default_rng(14)
     throws = [render_settling(ThrowSpec(dice=("dF",) * 2), rng, moving=4, still=8)
               for _ in range(2)]  # fmt: skip
-    broken = tmp_path / "diesets" / "broken"
-    broken.mkdir(parents=True)
-    (broken / "dieset.json").write_text("{")  # a die set spoilt on disk (a power cut mid-save)
     ledger, table, events = _watched_table(tmp_path)
+    ledger.close()  # the ledger's database gone from under the service: no throw can be kept
     frames = Replay([image for throw in throws for image, _ in throw], interval=0.1)
-    camera = CameraSource(
-        "camera", frames, DiceReader(), table, SettleDetector(0.3), diesets=DieSetStore(tmp_path)
-    )
+    camera = CameraSource("camera", frames, DiceReader(), table, SettleDetector(0.3))
     camera.start()
     _wait(lambda: any(e.get("event") == "disconnected" for e in events))  # all frames seen
     camera.stop()
     said = [e["detail"] for e in events if e.get("event") == "attention"]
     assert len(said) == 2, said  # each throw: not read, and why
-    assert all("the throw was not read (cannot load the die set" in d for d in said)
+    assert all(d.startswith("the throw was not read (") and "by hand" in d for d in said)
+    assert camera.throws_read == 2  # both throws were read; neither could be kept
     assert events[-1]["detail"] == "no more frames"  # the thread ran to the end of the frames
-    shutil.rmtree(broken)
-    table.create("peupfudge", {"dice": 2, "level": 2, "bonus": 0, "difficulty": 2})
-    assert len(camera.read_throw(throws[1][-1][0]).certain) == 2  # mended: read again
+
+
+def test_a_die_set_spoilt_on_disk_is_left_out_and_the_other_dice_are_read(
+    tmp_path: Path,
+) -> None:
+    rng = np.random.default_rng(14)
+    throws = [render_settling(ThrowSpec(dice=("dF",) * 2), rng, moving=4, still=8)
+              for _ in range(2)]  # fmt: skip
+    store = DieSetStore(tmp_path)
+    broken = tmp_path / "diesets" / "broken"
+    broken.mkdir(parents=True)
+    (broken / "dieset.json").write_text("{")  # a die set spoilt on disk (a power cut mid-save)
+    store.save(taught_from_renders("d5", 2, "red-d5"))
+    ledger, table, events = _watched_table(tmp_path)
+    check = table.create("peupfudge", {"dice": 2, "level": 2, "bonus": 0, "difficulty": 2})
+    frames = Replay([image for throw in throws for image, _ in throw], interval=0.1)
+    reader = DiceReader()
+    camera = CameraSource("camera", frames, reader, table, SettleDetector(0.3), diesets=store)
+    camera.start()
+    _wait(lambda: any(e.get("event") == "disconnected" for e in events))
+    camera.stop()
+    notices = [e["detail"] for e in events if e.get("event") == "notice"]
+    assert len(notices) == 1, notices  # said once, not every throw
+    assert notices[0].startswith("die set 'broken' is not used (cannot load the die set in ")
+    assert "teach it again" in notices[0]
+    assert not [e for e in events if e.get("event") == "attention"]
+    assert camera.throws_read == 2
+    assert table.get(check["id"])["status"] == "resolved"  # the first dF throw fed the check
+    assert list(reader.diesets) == ["d5"]  # the sound set is still read with
+    shutil.rmtree(broken)  # mended: nothing more to say
+    camera.read_throw(throws[1][-1][0])
+    assert len([e for e in events if e.get("event") == "notice"]) == 1
     ledger.close()
 
 

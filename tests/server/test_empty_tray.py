@@ -111,6 +111,32 @@ def test_the_camera_compares_with_the_picture_in_use_and_says_when_it_does_not_f
         assert "320 x 240 px" in unfit[0]["detail"] and "take it again" in unfit[0]["detail"]
 
 
+def test_a_taken_picture_spoilt_on_disk_is_not_used_and_the_page_says_why(
+    tmp_path: Path,
+) -> None:
+    throw = render_throw(ThrowSpec(dice=("dF",) * 3), np.random.default_rng(85))
+    AdminPin(tmp_path).set("2468")
+    trays = EmptyTrayStore(tmp_path)
+    trays.path.write_bytes(b"\x89PNG half written")  # a power cut while it was saved
+    with Ledger(tmp_path) as ledger:
+        table = Table(ledger)
+        events: list[dict[str, Any]] = []
+        table.subscribe(events.append)
+        camera = CameraSource("camera", Replay([]), DiceReader(), table, trays=trays)
+        for _ in range(2):  # read with the finder alone, as with no picture
+            assert len(camera.read_throw(throw.image).dice) == 3
+        said = [e["detail"] for e in events if e.get("event") == "notice"]
+        assert len(said) == 1, said  # said once, not on every throw
+        assert "empty-tray.png is not a picture" in said[0] and "take it again" in said[0]
+        app = create_app(table, AdminPin(tmp_path), trays=trays, camera=camera)
+        with TestClient(app) as client:
+            state = client.get("/api/empty-tray").json()
+            assert state["in_use"] == "none" and "not a picture" in state["problem"]
+            assert client.get("/api/empty-tray.jpg").status_code == 404
+            assert client.delete("/api/empty-tray", headers=PIN).json()["in_use"] == "none"
+        assert not trays.path.exists() and "problem" not in trays.describe()
+
+
 def test_the_camera_says_once_when_the_light_has_moved_since_the_picture(tmp_path: Path) -> None:
     rng = np.random.default_rng(84)
     throw = render_throw(ThrowSpec(dice=("d6",) * 4), rng)

@@ -499,6 +499,10 @@ def test_a_d5_is_taught_by_throwing_and_naming_the_groups_on_the_devices_page(
     store = DieSetStore(tmp_path)
     collector = FaceCollector(tmp_path, store)
     rng = np.random.default_rng(42)
+    spoilt = tmp_path / "diesets" / "old-d10"  # a set whose face's picture is gone
+    spoilt.mkdir(parents=True)
+    (spoilt / "dieset.json").write_text('{"name": "old-d10", "die": "d10", '
+                                        '"faces": {"1": ["face1-0.png"]}}')  # fmt: skip
     with Ledger(tmp_path) as ledger:
         table = Table(ledger)
         camera = CameraSource("camera", Replay([]), DiceReader(), table, diesets=store,
@@ -507,6 +511,9 @@ def test_a_d5_is_taught_by_throwing_and_naming_the_groups_on_the_devices_page(
         with _in_process(app) as url:
             page = browser.new_page()
             page.goto(f"{url}/devices")
+            why = page.locator("#diesets tr").filter(has_text="old-d10").locator("td.error")
+            expect(why).to_contain_text("face1-0.png: no such file")  # said, not a broken list
+            expect(why).to_contain_text("teach it again")
             page.fill("#pin", PIN)
             page.fill("#set-name", "blue-d5")
             page.select_option("#set-die", "d5")

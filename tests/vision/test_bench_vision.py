@@ -19,3 +19,20 @@ def test_the_vision_benchmark_times_every_frame_size_and_die(
     assert cases == {(d, f) for d in ("d6", "d20") for f in ("640x640", "1280x960", "2400x2400")}
     assert all(c["p50_ms"] > 0 and c["p90_ms"] >= c["p50_ms"] for c in out["cases"])
     assert [c for c in out["cases"] if "blob_counter_p50_ms" in c] == [out["cases"][0]]
+
+
+@pytest.mark.parametrize(
+    ("argv", "says"),
+    [
+        (["bench", "vision", "--frames", "0"], "--frames: at least 1, not 0"),
+        (["bench", "tower", "--samples", "0"], "--samples: at least 1, not 0"),
+        (["bench", "tower", "--fuzz-bytes", "lots"], "--fuzz-bytes: a whole number, not 'lots'"),
+    ],
+)
+def test_a_benchmark_with_nothing_to_time_is_refused_before_it_starts(
+    argv: list[str], says: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    with pytest.raises(SystemExit) as stopped:
+        main(argv)
+    assert stopped.value.code == 2  # argparse's usage error, not a traceback mid-run
+    assert says in capsys.readouterr().err

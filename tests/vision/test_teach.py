@@ -373,9 +373,22 @@ def test_bad_teaching_is_refused_with_a_reason(tmp_path: Path) -> None:
         dieset.teach(11, np.zeros((20, 20, 3), np.uint8))
     with pytest.raises(DieSetError, match="no taught faces"):
         dieset.match(np.zeros((20, 20, 3), np.uint8))
-    with pytest.raises(DieSetError, match="cannot load"):
+    with pytest.raises(DieSetError, match="nothing holds no die set"):
         DieSet.load(tmp_path / "nothing")
     assert dieset.missing() == list(range(10))
+    spoilt = tmp_path / "spoilt"
+    spoilt.mkdir()
+    for meta, says in [
+        ("{", "cannot load the die set in"),  # half written
+        ('{"name": "x", "die": "d10"}', "dieset.json lacks 'faces'"),
+        ('{"name": "x", "die": "d10", "faces": {"3": ["face3-0.png"]}}', "face3-0.png: no such"),
+    ]:
+        (spoilt / "dieset.json").write_text(meta)
+        with pytest.raises(DieSetError, match=says):
+            DieSet.load(spoilt)
+    (spoilt / "face3-0.png").write_bytes(b"not a png")
+    with pytest.raises(DieSetError, match="face3-0.png is not a picture OpenCV can read"):
+        DieSet.load(spoilt)
 
 
 def test_teaching_without_labels_groups_throws_by_face(
