@@ -2,8 +2,9 @@
 
 The network (``vision/models/faces.onnx``, run by OpenCV's dnn module) sorts a
 48 × 48 crop into: not a die, a d6 showing 1–6 pips, a Fudge die showing −,
-blank or +, a cocked die (leaning, no face up), and a d6 whose pips make no
-real face.  It learnt the top face from oblique photos, so pips on the side
+blank or +, a cocked die (leaning, no face up), a d6 whose pips make no real
+face, and (networks from round 7) a numbered die: a d5, d10 or d20, whose
+numeral is no pip.  It learnt the top face from oblique photos, so pips on the side
 faces do not count.  A crop the first look is unsure of is read at four quarter
 turns and the answers averaged.  Only the classes a die of the expected type
 can show compete.
@@ -21,17 +22,20 @@ import numpy as np
 from vision.crops import CROP_SIZE, to_blob
 
 MODELS = Path(__file__).resolve().parent / "models"
-CLASSES = ("none", "1", "2", "3", "4", "5", "6", "dF-", "dF0", "dF+", "cocked", "bad pips")
+CLASSES = (
+    "none", "1", "2", "3", "4", "5", "6", "dF-", "dF0", "dF+", "cocked", "bad pips", "numbered"
+)  # fmt: skip
 NONE = 0
 COCKED = 10
 IMPOSSIBLE = 11
+NUMBERED = 12  # a d5, d10 or d20 (read by a taught die set, not by its marks as pips)
 ALLOWED = {
-    "d6": (0, 1, 2, 3, 4, 5, 6, COCKED, IMPOSSIBLE),
-    "dF": (0, 7, 8, 9, COCKED),
+    "d6": (0, 1, 2, 3, 4, 5, 6, COCKED, IMPOSSIBLE, NUMBERED),
+    "dF": (0, 7, 8, 9, COCKED, NUMBERED),
     "any": tuple(range(len(CLASSES))),
 }
 VALUE = {1: 1, 2: 2, 3: 3, 4: 4, 5: 5, 6: 6, 7: -1, 8: 0, 9: 1}
-PROBLEM = {COCKED: "cocked", IMPOSSIBLE: "impossible pips"}
+PROBLEM = {COCKED: "cocked", IMPOSSIBLE: "impossible pips", NUMBERED: "numbered die"}
 PROBLEM_AT = 0.5  # a problem is named when the network gives it this much or more
 RUNNER_UP_AT = 0.15  # the next likeliest face is offered (to confirm) from this share
 
@@ -46,7 +50,7 @@ class FaceGuess:
     value: int | None  # None when no face can be read (see ``problem``)
     confidence: float  # the chance the network gives its answer
     not_a_die: float  # the chance it gives "not a die"
-    problem: str = ""  # "cocked" or "impossible pips": a die, but no face to read
+    problem: str = ""  # "cocked", "impossible pips" or "numbered die": no face to read
     best_face: int | None = None  # with a problem: the likeliest face all the same
     runner_up: int | None = None  # the next likeliest face of the same die, if it has a
     # share of RUNNER_UP_AT or more (a person asked to confirm is offered both)

@@ -48,6 +48,7 @@ FOREIGN = "not of the set"  # a numbered die whose colour no taught face has
 TRAY_COLOURED = "the tray's colour"  # a numbered die not told from the tray: asked to confirm
 LEANING = "may be cocked"  # a numbered die whose numeral is not where a flat die has it, as
 # on a cocked die (some flat dice too: asked to confirm, not to re-throw)
+NUMBERED_DIE = "numbered die"  # a d5, d10 or d20 among pip dice (the face network's class)
 NUMERAL_BLURRED = "numeral blurred"  # a numbered die read surely, but whose outline is less
 NUMERAL_SHARP = 0.18  # steep than this (sharpness()): asked to confirm.  Real burks dice shrunk
 # to 38-76 px and blurred (sigma 0.5-2 px): 25 of 28 sure wrong answers had less, and 67 of 463
@@ -127,6 +128,10 @@ def _advice(
         return f"take the {other} out of the tray: it is not one of the taught {die}s"
     if problem == BLUR:
         return f"the {name} is blurred: focus the camera, then re-throw it"
+    if problem == NUMBERED_DIE:  # a d5, d10 or d20 among pip dice, read by its own set
+        other = f"{colour} die" if colour else "die"
+        return (f"take the {other} out of the tray: it is a numbered die (d5, d10 or d20), "
+                f"not a {die}")  # fmt: skip
     if problem == "impossible pips":
         return f"look at the {name}: its pips make no real face (a misprint, or something on it?)"
     if _confirming(value, confidence, cut, problem):
@@ -277,6 +282,8 @@ class DiceReader:
             problem = guess.problem
             if (kind, value) == ("dF", 0) and sharpness(image, f.box) < BLURRED:
                 problem = BLUR  # a blank face, or pips blurred away: not told apart
+            if problem == NUMBERED_DIE and sharpness(image, f.box) < BLURRED:
+                problem, conf = "", 0.0  # pips blurred into a blob are no numeral: unread
             dice.append(
                 self._die_reading(
                     image, f.box, kind, value, conf, crop, problem, f.new_at_edge or None,

@@ -380,14 +380,14 @@ def test_bad_teaching_is_refused_with_a_reason(tmp_path: Path) -> None:
     spoilt.mkdir()
     for meta, says in [
         ("{", "cannot load the die set in"),  # half written
-        ('{"name": "x", "die": "d10"}', "dieset.json lacks 'faces'"),
-        ('{"name": "x", "die": "d10", "faces": {"3": ["face3-0.png"]}}', "face3-0.png: no such"),
+        ('{"name": "x", "die": "d10"}', r"dieset\.json lacks 'faces'"),
+        ('{"name": "x", "die": "d10", "faces": {"3": ["face3-0.png"]}}', r"face3-0\.png: no such"),
     ]:
         (spoilt / "dieset.json").write_text(meta)
         with pytest.raises(DieSetError, match=says):
             DieSet.load(spoilt)
     (spoilt / "face3-0.png").write_bytes(b"not a png")
-    with pytest.raises(DieSetError, match="face3-0.png is not a picture OpenCV can read"):
+    with pytest.raises(DieSetError, match=r"face3-0\.png is not a picture OpenCV can read"):
         DieSet.load(spoilt)
 
 
