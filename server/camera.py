@@ -90,6 +90,7 @@ class CameraSource:
         self._blurs: deque[float] = deque(maxlen=BLURS_KEPT)  # the last throws' edge blur
         self._told_focus = False
         self._told_sets: set[str] = set()  # die sets left out (spoilt on disk), announced
+        self._told_untaught: set[str] = set()  # numbered dice checks wait for, no set taught
 
     # --- the thread -----------------------------------------------------------------------
     def start(self) -> None:
@@ -243,6 +244,7 @@ class CameraSource:
             self._table.source_event(self.name, "collected", {"detail": said})
             return ThrowReading((), 0.0, "collecting faces to teach")
         again, self._again = self._again, False
+        self._check_untaught()
         die = self.expected_die()
         tray = self._empty_tray(image)
         leans = self._leans.setdefault(die, deque(maxlen=LEANS_KEPT))
@@ -298,6 +300,17 @@ class CameraSource:
             self._table.source_event(self.name, "notice", {"detail": unfit})
         self._tray_unfit = unfit
         return None if unfit else tray
+
+    def _check_untaught(self) -> None:
+        """Say once a run for each numbered die a check waits for that no taught set reads:
+        the camera names such dice "numbered" and leaves them to be entered by hand."""
+        for need in self._table.needs():
+            if need in PIP_DICE or need in self._reader.diesets or need in self._told_untaught:
+                continue
+            self._told_untaught.add(need)
+            self._table.source_event(self.name, "notice", {"detail": (
+                f"a check waits for {need}s: the camera reads {need}s once a {need} set is "
+                "taught on the Devices page; till then enter them by hand")})  # fmt: skip
 
     def _check_slant(self, leans: Sequence[tuple[float, float]]) -> None:
         """Say once a run when the dice read tell that the camera looks at a slant: it

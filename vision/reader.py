@@ -49,6 +49,7 @@ TRAY_COLOURED = "the tray's colour"  # a numbered die not told from the tray: as
 LEANING = "may be cocked"  # a numbered die whose numeral is not where a flat die has it, as
 # on a cocked die (some flat dice too: asked to confirm, not to re-throw)
 NUMBERED_DIE = "numbered die"  # a d5, d10 or d20 among pip dice (the face network's class)
+NUMBERED_UNTAUGHT = "numbered die, no set"  # ... where no pip die was expected ("any")
 NUMERAL_BLURRED = "numeral blurred"  # a numbered die read surely, but whose outline is less
 NUMERAL_SHARP = 0.18  # steep than this (sharpness()): asked to confirm.  Real burks dice shrunk
 # to 38-76 px and blurred (sigma 0.5-2 px): 25 of 28 sure wrong answers had less, and 67 of 463
@@ -75,7 +76,8 @@ class DieReading:
     advice: str = ""
     colour: str = ""
     problem: str = ""  # "cocked", "impossible pips", "cut by the edge", "not of the set",
-    # "blurred", "the tray's colour", "may be cocked", "numeral blurred": why it is uncertain
+    # "blurred", "the tray's colour", "may be cocked", "numeral blurred", "numbered die",
+    # "numbered die, no set": why it is uncertain
     runner_up: int | None = None  # with "confirm: V or R?": the next likeliest face, R
     lean: tuple[float, float] | None = None  # a numbered die read at least LIKELY, whole: how
     # far its numeral lies from where a flat die has it (die sizes; see camera_slant)
@@ -132,6 +134,10 @@ def _advice(
         other = f"{colour} die" if colour else "die"
         return (f"take the {other} out of the tray: it is a numbered die (d5, d10 or d20), "
                 f"not a {die}")  # fmt: skip
+    if problem == NUMBERED_UNTAUGHT:
+        other = f"{colour} die" if colour else "die"
+        return (f"enter the {other} by hand: it is a numbered die (d5, d10 or d20), read by "
+                "the camera once its set is taught (Devices page)")  # fmt: skip
     if problem == "impossible pips":
         return f"look at the {name}: its pips make no real face (a misprint, or something on it?)"
     if _confirming(value, confidence, cut, problem):
@@ -284,6 +290,8 @@ class DiceReader:
                 problem = BLUR  # a blank face, or pips blurred away: not told apart
             if problem == NUMBERED_DIE and sharpness(image, f.box) < BLURRED:
                 problem, conf = "", 0.0  # pips blurred into a blob are no numeral: unread
+            elif problem == NUMBERED_DIE and die == "any":
+                problem = NUMBERED_UNTAUGHT  # not a stray: a die no taught set reads yet
             dice.append(
                 self._die_reading(
                     image, f.box, kind, value, conf, crop, problem, f.new_at_edge or None,
