@@ -16,6 +16,7 @@ import threading
 import time
 from collections import deque
 from collections.abc import Callable, Sequence
+from dataclasses import replace
 from typing import Any
 
 import cv2
@@ -30,7 +31,14 @@ from vision.camera_check import edge_blur, focus_advice, slant_advice
 from vision.finder import LIGHT_MOVED, light_change
 from vision.frames import CameraError, Frame, FrameSource
 from vision.pixels import FrameError, as_bgr8
-from vision.reader import LOOKS_AGAIN, DiceReader, ThrowReading, encode_crop
+from vision.reader import (
+    LOOKS_AGAIN,
+    NUMBERED_UNTAUGHT,
+    DiceReader,
+    DieReading,
+    ThrowReading,
+    encode_crop,
+)
 from vision.settle import SettleDetector
 
 PIP_DICE = ("d6", "dF")
@@ -250,6 +258,8 @@ class CameraSource:
         leans = self._leans.setdefault(die, deque(maxlen=LEANS_KEPT))
         # the dice read before tell a throw of one or two dice whether the camera is slanted
         result = self._reader.read(image, die, tray, earlier, list(leans))
+        if die == "any":  # a numbered die no taught set reads: the person types its face
+            result = self._as_untaught(result)
         leans.extend(d.lean for d in result.dice if d.lean is not None)
         self._check_slant(leans)
         self._check_focus(image, result)
@@ -300,6 +310,26 @@ class CameraSource:
             self._table.source_event(self.name, "notice", {"detail": unfit})
         self._tray_unfit = unfit
         return None if unfit else tray
+
+    def _as_untaught(self, result: ThrowReading) -> ThrowReading:
+        """The dice the face network named numbered, as the numbered die the oldest waiting
+        check needs that no taught set reads (when one does): their face, typed on the
+        Table page, then feeds that check (server/unsure.py)."""
+        untaught = [d for d in self._table.needs()
+                    if d not in PIP_DICE and d not in self._reader.diesets]  # fmt: skip
+        if not untaught:
+            return result
+        need = untaught[0]
+
+        def relabelled(d: DieReading) -> DieReading:
+            if d.problem != NUMBERED_UNTAUGHT:
+                return d
+            name = f"{d.colour} {need}".strip()
+            return replace(d, die=need, value=None, advice=(
+                f"type the face the {name} shows (the camera reads {need}s once a {need} set "
+                "is taught on the Devices page)"))  # fmt: skip
+
+        return replace(result, dice=tuple(relabelled(d) for d in result.dice))
 
     def _check_untaught(self) -> None:
         """Say once a run for each numbered die a check waits for that no taught set reads:

@@ -22,6 +22,7 @@ from server.camera import BLURS_KEPT, CameraSource
 from server.diesets import DieSetStore
 from server.ledger import Ledger
 from server.table import Table
+from server.unsure import confirm_unsure
 from vision.frames import Replay
 from vision.reader import DiceReader
 from vision.render import PALETTE, ThrowSpec, render_settling, render_throw
@@ -142,7 +143,7 @@ def test_a_die_set_spoilt_on_disk_is_left_out_and_the_other_dice_are_read(
     ledger.close()
 
 
-def test_numbered_dice_no_set_reads_yet_are_left_to_enter_by_hand_and_said_once(
+def test_numbered_dice_no_set_reads_are_typed_by_a_person_and_said_once(
     tmp_path: Path,
 ) -> None:
     rng = np.random.default_rng(15)
@@ -157,11 +158,16 @@ def test_numbered_dice_no_set_reads_yet_are_left_to_enter_by_hand_and_said_once(
         named += [d for d in result.dice if d.problem == "numbered die, no set"]
     # of 180 numbered dice among pip dice, 8 are still read a sure pip face (docs/vision.md)
     assert len(named) >= 5, named
-    assert all(d.advice.startswith("enter the ") and "by hand" in d.advice for d in named)
+    assert all(d.die == "d20" and d.advice.startswith("type the face the ") for d in named)
     said = [e["detail"] for e in events if e.get("event") == "notice"]
     assert said == ["a check waits for d20s: the camera reads d20s once a d20 set is taught on "
                     "the Devices page; till then enter them by hand"]  # fmt: skip
     assert table.get(check["id"])["status"] != "resolved"  # a d6 reading never feeds it
+    rows = [e["row"] for e in events if e.get("type") == "uncertain" and e.get("die") == "d20"]
+    confirm_unsure(table, rows[0], 14)  # a person types what the two d20s show
+    fed = confirm_unsure(table, rows[1], 3)
+    assert fed is not None and fed["id"] == check["id"] and fed["status"] == "resolved"
+    check = table.create("decibel", {"pool": 2, "target": 10})
     store.save(taught_from_renders("d20", 2, "red-d20"))  # taught: read from the next throw
     after = camera.read_throw(render_throw(spec, rng).image)
     assert [d.die for d in after.dice] == ["d20", "d20"]  # read by the set (some to confirm)
