@@ -117,6 +117,11 @@ def run_eval(args: argparse.Namespace) -> int:
         items = items[: args.limit]
     if not items:
         return _fail(f"no images in {args.directory} ({args.split})")
+    untaught = sorted({_die(args.die, i.die_type) for i in items} - {"d6", "dF", "any"}
+                      - set(reader.diesets))  # fmt: skip
+    if untaught:
+        return _fail(f"images of {', '.join(untaught)} are read with a taught die set: give "
+                     "--dieset DIR for each (`dicebridge vision teach` makes one)")  # fmt: skip
 
     def read(image: Any, item: Any) -> Any:
         if item.kind == "crop":

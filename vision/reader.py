@@ -264,6 +264,8 @@ class DiceReader:
         the ``lean`` of numbered dice this camera read before; with this frame's dice they
         tell a camera at a slant from a cocked die (:func:`camera_slant`)."""
         start = time.perf_counter()
+        if die not in ("d6", "dF", "any") and die not in self.diesets:
+            raise ValueError(f"no taught die set reads {die}s: add one first (add_dieset)")
         image = as_bgr8(image)
         if empty_tray is not None:
             empty_tray = as_bgr8(empty_tray, "the empty-tray picture")

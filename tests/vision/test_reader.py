@@ -338,6 +338,18 @@ def test_eval_names_listed_files_it_cannot_read_and_scores_the_rest(
     )
 
 
+def test_eval_of_numbered_dice_without_their_set_says_what_to_give(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert main(["vision", "synth", str(tmp_path / "set"), "--dice", "d20", "--count", "1"]) == 0
+    assert main(["vision", "eval", str(tmp_path / "set")]) == 2  # was a traceback mid-run
+    assert "images of d20 are read with a taught die set: give --dieset DIR" in (
+        capsys.readouterr().err
+    )
+    with pytest.raises(ValueError, match="no taught die set reads d20s"):
+        DiceReader().read(np.zeros((64, 64, 3), np.uint8), "d20")
+
+
 def test_a_picture_named_on_the_command_line_is_checked_before_use(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
