@@ -315,8 +315,7 @@ class CameraSource:
         """The dice the face network named numbered, as the numbered die the oldest waiting
         check needs that no taught set reads (when one does): their face, typed on the
         Table page, then feeds that check (server/unsure.py)."""
-        untaught = [d for d in self._table.needs()
-                    if d not in PIP_DICE and d not in self._reader.diesets]  # fmt: skip
+        untaught = self._untaught()
         if not untaught:
             return result
         need = untaught[0]
@@ -331,11 +330,17 @@ class CameraSource:
 
         return replace(result, dice=tuple(relabelled(d) for d in result.dice))
 
+    def _untaught(self) -> list[str]:
+        """The numbered dice waiting checks need (oldest check first) that no set reads."""
+        return [
+            d for d in self._table.needs() if d not in PIP_DICE and d not in self._reader.diesets
+        ]
+
     def _check_untaught(self) -> None:
         """Say once a run for each numbered die a check waits for that no taught set reads:
         the camera names such dice "numbered" and leaves them to be entered by hand."""
-        for need in self._table.needs():
-            if need in PIP_DICE or need in self._reader.diesets or need in self._told_untaught:
+        for need in self._untaught():
+            if need in self._told_untaught:
                 continue
             self._told_untaught.add(need)
             self._table.source_event(self.name, "notice", {"detail": (
