@@ -49,6 +49,8 @@ TRAY_COLOURED = "the tray's colour"  # a numbered die not told from the tray: as
 LEANING = "may be cocked"  # a numbered die whose numeral is not where a flat die has it, as
 # on a cocked die (some flat dice too: asked to confirm, not to re-throw)
 NUMBERED_DIE = "numbered die"  # a d5, d10 or d20 among pip dice (the face network's class)
+PIPS_SEEN = 0.9  # a numbered die the set is unsure of, whose face the face network reads
+# this surely as pips, is a pip die among them ("not of the set")
 NUMBERED_UNTAUGHT = "numbered die, no set"  # ... where no pip die was expected ("any")
 NUMERAL_BLURRED = "numeral blurred"  # a numbered die read surely, but whose outline is less
 NUMERAL_SHARP = 0.18  # steep than this (sharpness()): asked to confirm.  Real burks dice shrunk
@@ -429,11 +431,26 @@ class DiceReader:
             and sharpness(image, box) < NUMERAL_SHARP
         ):  # fmt: skip
             problem = NUMERAL_BLURRED  # blurred past its strokes, a numeral reads as another
+        if (
+            problem in ("", LEANING) and not cut and dieset.die != "d6_numeral"
+            and (match.confidence < LIKELY or problem == LEANING) and self._pips(image, box)
+        ):  # fmt: skip
+            # a pip die among numbered ones, which the set would leave to re-throw or ask
+            # "may be cocked, confirm: 14?": take it out (a numbered die the set asks
+            # "confirm: 14?" is left so, for the network reads a few numerals as pips)
+            problem = FOREIGN
         reading = self._die_reading(
             image, box, dieset.reading_die, value, match.confidence, crop, problem, cut,
             runner_up=match.runner_up,
         )  # fmt: skip
         return replace(reading, lean=_telling_lean(match, cut))
+
+    def _pips(self, image: np.ndarray, box: tuple[float, float, float, float]) -> bool:
+        """Whether the face network surely sees a pip die's face (d6 or dF) at ``box``: a
+        die the taught set is unsure of is then no numbered die at all (a numeral d6's set
+        is not asked: the network reads numerals on d6s)."""
+        guess = self.faces.read([crop_die(image, box, self.faces.size)], "any")[0]
+        return bool(guess.die) and not guess.problem and guess.confidence >= PIPS_SEEN
 
     def read_crop(self, image: np.ndarray, die: str = "d6") -> ThrowReading:
         """Read a photo of one die (a crop, as the ledger keeps them and people send them)."""
