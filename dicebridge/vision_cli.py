@@ -95,6 +95,7 @@ def run_eval(args: argparse.Namespace) -> int:
     from vision.datasets import DatasetError, iter_split, read_dataset
     from vision.errata import apply_errata, read_errata
     from vision.evaluate import evaluate
+    from vision.faces import ALLOWED as PIP_READABLE
     from vision.faces import ModelError
     from vision.pixels import FrameError
     from vision.teach import DieSetError
@@ -117,7 +118,7 @@ def run_eval(args: argparse.Namespace) -> int:
         items = items[: args.limit]
     if not items:
         return _fail(f"no images in {args.directory} ({args.split})")
-    untaught = sorted({_die(args.die, i.die_type) for i in items} - {"d6", "dF", "any"}
+    untaught = sorted({_die(args.die, i.die_type) for i in items} - set(PIP_READABLE)
                       - set(reader.diesets))  # fmt: skip
     if untaught:
         return _fail(f"images of {', '.join(untaught)} are read with a taught die set: give "
@@ -136,10 +137,10 @@ def run_eval(args: argparse.Namespace) -> int:
     if scores.unreadable:  # said on stderr, so --json's stdout stays one object
         print(f"dicebridge vision eval: {len(scores.unreadable)} of {len(items)} listed "
               "images not read, left out of the figures:", file=sys.stderr)  # fmt: skip
-        for why in scores.why_unreadable[:10]:
+        for _, why in scores.unreadable[:10]:
             print(f"  {why}", file=sys.stderr)
-        if len(scores.why_unreadable) > 10:
-            print(f"  … and {len(scores.why_unreadable) - 10} more", file=sys.stderr)
+        if len(scores.unreadable) > 10:
+            print(f"  … and {len(scores.unreadable) - 10} more", file=sys.stderr)
     if not scores.images:
         return _fail(f"none of the {len(items)} images listed in {args.directory} could be read")
     ours = scores.to_json()

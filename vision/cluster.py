@@ -17,6 +17,7 @@ import cv2
 import numpy as np
 
 from mechanics.reading import faces_of
+from vision.pixels import FrameError, read_image
 from vision.teach import DieSet, DieSetError, reading_die
 
 
@@ -77,9 +78,10 @@ def teach_from_folders(folder: Path, name: str, die: str) -> DieSet:
         if not sub.name.lstrip("-").isdigit():
             continue  # still "group-NN": not labelled yet
         for png in sorted(sub.glob("*.png")):
-            region = cv2.imread(str(png), cv2.IMREAD_COLOR)
-            if region is None:
-                raise DieSetError(f"{png} is not an image")
+            try:
+                region = read_image(png, "a grouped picture")
+            except FrameError as err:
+                raise DieSetError(str(err)) from None
             dieset.teach(int(sub.name), region)
     if not dieset.crops:
         raise DieSetError(f"no folder in {folder} is named after a face value yet")

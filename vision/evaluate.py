@@ -35,8 +35,8 @@ class Scores:
     correct: int = 0
     exact: int = 0
     ms: float = 0.0
-    unreadable: list[str] = field(default_factory=list)  # listed files not read
-    why_unreadable: list[str] = field(default_factory=list)  # ... and why, one each
+    unreadable: list[tuple[str, str]] = field(default_factory=list)  # listed files not read,
+    # and why: (name, message)
     misses: list[dict[str, Any]] = field(default_factory=list)
 
     def add(self, item: LabelledImage, values: list[int], ms: float) -> None:
@@ -67,7 +67,7 @@ class Scores:
             "error_rate_answered": ratio(self.answered - self.correct, self.answered),
             "image_exact": ratio(self.exact, self.images),
             "ms_per_image": ratio(self.ms, self.images),
-            "unreadable_files": self.unreadable,
+            "unreadable_files": [name for name, _ in self.unreadable],
         }
 
 
@@ -81,8 +81,7 @@ def evaluate(
         try:
             image = read_image(item.path)
         except FrameError as err:
-            scores.unreadable.append(item.path.name)
-            scores.why_unreadable.append(str(err))
+            scores.unreadable.append((item.path.name, str(err)))
             continue
         start = time.perf_counter()
         result = read(image, item)

@@ -23,7 +23,7 @@ import numpy as np
 from mechanics.reading import Reading
 from vision.colour import colour_name
 from vision.crops import crop_die
-from vision.faces import FaceClassifier
+from vision.faces import ALLOWED, FaceClassifier
 from vision.finder import (
     LIGHT_MOVED,
     DieFinder,
@@ -266,7 +266,7 @@ class DiceReader:
         the ``lean`` of numbered dice this camera read before; with this frame's dice they
         tell a camera at a slant from a cocked die (:func:`camera_slant`)."""
         start = time.perf_counter()
-        if die not in ("d6", "dF", "any") and die not in self.diesets:
+        if die not in ALLOWED and die not in self.diesets:  # ALLOWED: what pips can be read as
             raise ValueError(f"no taught die set reads {die}s: add one first (add_dieset)")
         image = as_bgr8(image)
         if empty_tray is not None:

@@ -13,6 +13,7 @@ from pathlib import Path
 import cv2
 import numpy as np
 
+from vision import pixels
 from vision.crops import CROP_SIZE, crop_die
 from vision.datasets import iter_split, read_dataset, shared_photos
 from vision.render import MARBLED, PALETTE, DieLook, ThrowSpec, render_throw
@@ -33,10 +34,10 @@ def class_of(die: str, value: int, cocked: bool = False, impossible: bool = Fals
 
 
 def read_image(path: Path) -> np.ndarray:
-    image = cv2.imread(str(path), cv2.IMREAD_COLOR)
-    if image is None:
-        raise SystemExit(f"cannot read {path} as an image")
-    return image
+    try:
+        return pixels.read_image(path)
+    except pixels.FrameError as err:
+        raise SystemExit(str(err)) from None
 
 
 def jitter(crop: np.ndarray, rng: np.random.Generator) -> np.ndarray:
