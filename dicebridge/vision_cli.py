@@ -176,6 +176,7 @@ def _die(choice: str, die_type: str) -> str:
 def run_read(args: argparse.Namespace) -> int:
     from vision.faces import ModelError
     from vision.pixels import FrameError, read_image
+    from vision.reader import NUMBERED_KIND
     from vision.teach import DieSetError
 
     try:
@@ -197,7 +198,8 @@ def run_read(args: argparse.Namespace) -> int:
         print(result.problem)
     for d in result.dice:
         shown = "?" if d.value is None else (f"{d.value:+d}" if d.die == "dF" else str(d.value))
-        line = f"{d.colour + ' ' if d.colour else ''}{d.die}: {shown} ({100 * d.confidence:.0f}%)"
+        die = "numbered die" if d.die == NUMBERED_KIND else d.die  # a d5, d10 or d20
+        line = f"{d.colour + ' ' if d.colour else ''}{die}: {shown} ({100 * d.confidence:.0f}%)"
         print(line + (f"  — uncertain: {d.advice}" if d.uncertain else ""))
     return 0
 

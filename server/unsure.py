@@ -16,6 +16,7 @@ from typing import Any
 
 from mechanics.reading import Reading, ReadingRefused
 from server.table import Table
+from vision.reader import NUMBERED_DIE, NUMBERED_KIND, NUMBERED_UNTAUGHT
 
 
 class UnknownReading(LookupError):
@@ -40,6 +41,14 @@ def confirm_unsure(table: Table, row: int, face: int | None = None) -> dict[str,
             if any(d.get("confirms") == row for d in later.body.get("dice", [])):
                 raise AlreadyConfirmed(f"row {row} was confirmed already (row {later.id})")
         body = entry.body
+        # a numbered die the camera named among pip dice (rows written before such dice
+        # carried "numbered" carry "d6" or "dF"); one a check waits for carries its die
+        named = body.get("problem") in (NUMBERED_DIE, NUMBERED_UNTAUGHT)
+        if body.get("die") == NUMBERED_KIND or (named and body.get("die") in ("d6", "dF")):
+            raise ReadingRefused(
+                "this die is a numbered die (d5, d10 or d20), not one of the dice the camera "
+                "was reading: enter it by hand as the die it is, or take it out of the tray"
+            )
         face = body.get("value") if face is None else face
         if face is None:
             raise ReadingRefused("the camera has no guess for this die: say which face it shows")

@@ -52,6 +52,9 @@ NUMBERED_DIE = "numbered die"  # a d5, d10 or d20 among pip dice (the face netwo
 PIPS_SEEN = 0.9  # a numbered die the set is unsure of, whose face the face network reads
 # this surely as pips, is a pip die among them ("not of the set")
 NUMBERED_UNTAUGHT = "numbered die, no set"  # ... where no pip die was expected ("any")
+NUMBERED_KIND = "numbered"  # the die type such a die's reading carries: a d5, d10 or d20 (the
+# network does not tell which), never the d6 or dF it was read among, so that a face a person
+# types for it is not taken as a pip die's (server/unsure.py refuses it)
 NUMERAL_BLURRED = "numeral blurred"  # a numbered die read surely, but whose outline is less
 NUMERAL_SHARP = 0.18  # steep than this (sharpness()): asked to confirm.  Real burks dice shrunk
 # to 38-76 px and blurred (sigma 0.5-2 px): 25 of 28 sure wrong answers had less, and 67 of 463
@@ -296,12 +299,13 @@ class DiceReader:
                 problem, conf = "", 0.0  # pips blurred into a blob are no numeral: unread
             elif problem == NUMBERED_DIE and die == "any":
                 problem = NUMBERED_UNTAUGHT  # not a stray: a die no taught set reads yet
-            dice.append(
-                self._die_reading(
-                    image, f.box, kind, value, conf, crop, problem, f.new_at_edge or None,
-                    runner_up=guess.runner_up,
-                )
+            reading = self._die_reading(
+                image, f.box, kind, value, conf, crop, problem, f.new_at_edge or None,
+                runner_up=guess.runner_up,
             )  # fmt: skip
+            if reading.problem in (NUMBERED_DIE, NUMBERED_UNTAUGHT):
+                reading = replace(reading, die=NUMBERED_KIND)  # the advice named the d6 it is not
+            dice.append(reading)
         problem = "" if dice else "no dice seen"
         return ThrowReading(tuple(dice), (time.perf_counter() - start) * 1000, problem)
 
@@ -464,8 +468,12 @@ class DiceReader:
         uncertain = value is None or guess.confidence < self.sure
         colour = colour_name(image)
         conf, problem = guess.confidence, guess.problem
+        if problem == NUMBERED_DIE and die == "any":
+            problem = NUMBERED_UNTAUGHT  # as in read(): no pip die was expected
         offered = _offered(guess.runner_up, uncertain, value, conf, False, problem)
         advice = _advice(kind, value, conf, colour, False, problem, offered) if uncertain else ""
+        if problem in (NUMBERED_DIE, NUMBERED_UNTAUGHT):
+            kind = NUMBERED_KIND
         reading = DieReading(
             kind, value, conf, (0, 0, w, h), image, uncertain, advice, colour, problem, offered
         )

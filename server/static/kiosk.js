@@ -24,7 +24,7 @@ listen((event) => {
     picture.hidden = !event.crop;
     if (event.crop) {
       picture.src = `/api/crops/${event.crop}`;
-      picture.alt = `the ${event.die} the camera is unsure of`;
+      picture.alt = `the ${event.die === "numbered" ? "numbered die" : event.die} the camera is unsure of`;
     }
   }
 }, (state) => { document.getElementById("live").textContent = state; });

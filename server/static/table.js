@@ -129,17 +129,21 @@ function unsure(event) {
   const guess = asks ? faceText(event.die, event.value) : null;
   // "confirm: 18 or 10?": the next likeliest face is one press away too
   const runnerUp = asks && event.runner_up !== null && event.runner_up !== undefined ? event.runner_up : null;
+  // a numbered die seen among pip dice is none of the dice being read: no face to give it
+  // here (the server refuses one); it is entered by hand as the die it is, or taken out
+  const typed = event.die !== "numbered";
+  const name = typed ? event.die : "numbered die";
   item.append(
-    event.crop ? el("img", { src: `/api/crops/${event.crop}`, alt: `the unsure ${event.die} as the camera saw it`, width: 64, height: 64 }) : "",
-    el("span", {}, event.advice || `the ${event.die} is unclear`), " ",
+    event.crop ? el("img", { src: `/api/crops/${event.crop}`, alt: `the unsure ${name} as the camera saw it`, width: 64, height: 64 }) : "",
+    el("span", {}, event.advice || `the ${name} is unclear`), " ",
     guess === null ? "" : el("button", { type: "button", class: "primary", onclick: () => send(null) }, `It shows ${guess}`), " ",
     runnerUp === null ? "" : el("button", { type: "button", onclick: () => send(runnerUp) }, `It shows ${faceText(event.die, runnerUp)}`), " ",
-    el("label", {}, guess === null ? "it shows " : "or it shows ", other), " ",
-    el("button", { type: "button", onclick: () => {
+    typed ? el("label", {}, guess === null ? "it shows " : "or it shows ", other) : "", " ",
+    typed ? el("button", { type: "button", onclick: () => {
       if (other.value === "") error.textContent = "type the face it shows first";
       else send(parseInt(other.value, 10));
-    } }, "Enter"), " ",
-    el("button", { type: "button", onclick: done }, "Dismiss (re-thrown)"),
+    } }, "Enter") : "", " ",
+    el("button", { type: "button", onclick: done }, typed ? "Dismiss (re-thrown)" : "Dismiss (taken out)"),
     error);
   list.prepend(item);
   while (list.children.length > 8) list.lastChild.remove();

@@ -98,3 +98,31 @@ def test_a_die_the_camera_was_unsure_of_is_confirmed_once_and_feeds_the_check(
             blind = table.uncertain("camera", {"die": "d6", "value": None, "advice": "re-throw"})
             refused = client.post(f"/api/readings/{blind}/confirm", json={})
             assert refused.status_code == 400 and "no guess" in refused.json()["detail"]
+
+
+def test_a_numbered_die_seen_among_pip_dice_takes_no_face_from_a_person(
+    tmp_path: Path,
+) -> None:
+    """A d20 thrown with a d6 pool is named "numbered", not a d6: a face typed for it (a
+    d20's 4 is no d6's 4) is refused, and the pool gets only its own dice."""
+    throw = render_throw(ThrowSpec(dice=("d6", "d6", "d20")), np.random.default_rng(2))
+    with Ledger(tmp_path) as ledger:
+        table = Table(ledger)
+        events: list[dict[str, Any]] = []
+        table.subscribe(events.append)
+        check = table.create("d6pool", {"level": 3, "difficulty": 3})  # waits for three d6s
+        CameraSource("camera", Replay([]), DiceReader(), table).read_throw(throw.image)
+        unsure = [e for e in events if e["type"] == "uncertain"]
+        assert [(e["die"], e["problem"]) for e in unsure] == [("numbered", "numbered die")]
+        # as ledgers written before numbered dice were named so keep them
+        older = table.uncertain("camera", {"die": "d6", "value": None, "problem": "numbered die"})
+        with TestClient(create_app(table)) as client:
+            for row in (unsure[0]["row"], older):
+                typed = client.post(f"/api/readings/{row}/confirm", json={"face": 4})
+                assert typed.status_code == 400, typed.text
+                assert typed.json()["detail"].startswith("this die is a numbered die (d5, d10")
+            state = client.get(f"/api/checks/{check['id']}").json()
+        assert state["readings"] == 2  # the two d6s, and no face of the d20
+        confirmed = [d for t in ledger.entries(kind="throw") for d in t.body["dice"]
+                     if "confirms" in d]  # fmt: skip
+        assert confirmed == []

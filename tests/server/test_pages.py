@@ -439,6 +439,46 @@ def test_a_die_the_camera_is_unsure_of_is_settled_on_the_table_page(
             expect(page.locator("#unsure li")).to_have_count(len(result.uncertain) - 1)
 
 
+def test_a_numbered_die_among_pip_dice_is_offered_no_face_to_type(
+    browser: object, tmp_path: Path
+) -> None:
+    """A d20 thrown with a d6 pool: the page says to take it out, offers no face to type
+    (the server refuses one: it is no d6), and the two d6s feed the pool."""
+    import numpy as np
+    from playwright.sync_api import Browser, expect
+
+    from server.app import create_app
+    from server.camera import CameraSource
+    from server.ledger import Ledger
+    from server.table import Table
+    from vision.frames import Replay
+    from vision.reader import DiceReader
+    from vision.render import ThrowSpec, render_throw
+
+    assert isinstance(browser, Browser)
+    throw = render_throw(ThrowSpec(dice=("d6", "d6", "d20")), np.random.default_rng(0))
+    with Ledger(tmp_path) as ledger:
+        table = Table(ledger)
+        camera = CameraSource("camera", Replay([]), DiceReader(), table)
+        with _in_process(create_app(table, camera=camera)) as url:
+            page = browser.new_page()
+            page.goto(f"{url}/")
+            expect(page.locator("#live")).to_have_text("live")
+            card = _start_two_d6(page)
+            result = camera.read_throw(throw.image)
+            assert [d.die for d in result.uncertain] == ["numbered"], result.dice
+            item = page.locator("#unsure li").first
+            expect(item).to_contain_text("die out of the tray: it is a numbered die (d5, d10 or")
+            expect(item.get_by_role("img", name="the unsure numbered die")).to_be_visible()
+            expect(item.get_by_role("textbox")).to_have_count(0)
+            expect(item.get_by_role("spinbutton")).to_have_count(0)
+            expect(item.get_by_role("button", name="Enter")).to_have_count(0)
+            # the two d6s (3 and 6) fed the pool: its 6 explodes
+            expect(card.locator(".prompt")).to_have_text("throw 1 more d6 for the explosions")
+            item.get_by_role("button", name="Dismiss (taken out)").click()
+            expect(page.locator("#unsure li")).to_have_count(0)
+
+
 def test_a_die_to_confirm_offers_its_guess_and_the_next_likeliest_face(
     browser: object, tmp_path: Path
 ) -> None:
