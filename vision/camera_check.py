@@ -11,6 +11,7 @@ of the last one, and says what to change.  `dicebridge vision check CAMERA`.
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
@@ -170,7 +171,9 @@ def check_camera(
     if said:
         advice.append(said)
     unsure = [d for d in result.dice if d.uncertain]
-    advice += [f"unsure: {d.advice}" for d in unsure]
+    alike = Counter(d.advice for d in unsure)  # four untaught d20s: one line, not four
+    advice += [f"unsure: {said}" if n == 1 else f"unsure ({n} dice): {said}"
+               for said, n in alike.items()]  # fmt: skip
     return CameraCheck(w, h, len(frames), fps, brightest, unsteady, len(result.dice),
                        len(unsure), die_px, tuple(advice), slant, blur)  # fmt: skip
 

@@ -151,3 +151,15 @@ def test_a_camera_looking_at_a_slant_is_named() -> None:
             ), check.slant
         else:
             assert check.slant is None or check.slant < 0.05, check.slant
+
+
+def test_dice_left_unsure_alike_are_one_line_with_their_count(reader: DiceReader) -> None:
+    spec = ThrowSpec(dice=("d20",) * 3, perspective=0.0, looks=(PALETTE[2],), touching=0.0)
+    frames = [image for image, _ in render_settling(spec, np.random.default_rng(6), 0, 6)]
+    check = check_camera(_frames(frames), reader, "any")  # no d20 set: each is "numbered"
+    unsure = [a for a in check.advice if a.startswith("unsure")]
+    assert check.unsure == 3, check.advice
+    assert unsure == [
+        "unsure (3 dice): enter the red die by hand: it is a numbered die (d5, "
+        "d10 or d20), read by the camera once its set is taught (Devices page)"
+    ]
