@@ -29,7 +29,8 @@ def add_subcommand(subparsers: Any) -> None:
     ev.add_argument("--die", choices=("auto", "d6", "dF", "any"), default="auto",
                     help="the dice to expect (auto: each image's die_type)")  # fmt: skip
     ev.add_argument("--dieset", type=Path, metavar="DIR", action="append",
-                    help="a taught die set, for numbered dice (once per die type)")  # fmt: skip
+                    help="a taught die set, for numbered dice (again for each set; sets of one "
+                         "die type are all read with)")  # fmt: skip
     ev.add_argument("--empty-tray", type=Path, metavar="IMAGE", help="the tray with no dice")
     ev.add_argument("--errata", type=Path, metavar="CSV",
                     help="label corrections checked by eye (docs/label-errata/)")  # fmt: skip

@@ -35,6 +35,7 @@ from vision.finder import (
 )
 from vision.pixels import as_bgr8
 from vision.teach import SIDE, DieSet, FaceMatch, may_be_cocked
+from vision.teach_sets import DieSets, joined
 
 SURE = 0.7  # at or above: a reading; below: uncertain (see docs/vision.md)
 BLURRED = 0.15  # a die's outline less steep than this (sharpness()) is blurred: a blank
@@ -194,10 +195,13 @@ class DiceReader:
         self.finder = finder or DieFinder()
         self.faces = faces or FaceClassifier()
         self.sure = sure
-        self.diesets: dict[str, DieSet] = {}  # taught numbered dice, by die type
+        # taught numbered dice, by die type (several sets of one type are read as one)
+        self.diesets: dict[str, DieSet | DieSets] = {}
 
     def add_dieset(self, dieset: DieSet) -> None:
-        self.diesets[dieset.die] = dieset
+        """Read ``dieset``'s dice with it too (beside any set of its die type added before:
+        a red d20 set and a blue one each read their own dice)."""
+        self.diesets[dieset.die] = joined(self.diesets.get(dieset.die), dieset)
 
     @classmethod
     def with_diesets(cls, folders: Iterable[Path]) -> DiceReader:
@@ -343,7 +347,7 @@ class DiceReader:
         self,
         image: np.ndarray,
         found: list[Found],
-        dieset: DieSet,
+        dieset: DieSet | DieSets,
         start: float,
         unchanged: list[Found] | None = None,
         earlier: Sequence[np.ndarray] = (),
@@ -392,7 +396,7 @@ class DiceReader:
         self,
         match: FaceMatch,
         box: tuple[float, float, float, float],
-        dieset: DieSet,
+        dieset: DieSet | DieSets,
         earlier: Sequence[np.ndarray],
         slant: tuple[float, float] = (0.0, 0.0),
     ) -> FaceMatch:
@@ -420,7 +424,7 @@ class DiceReader:
         self,
         image: np.ndarray,
         box: tuple[float, float, float, float],
-        dieset: DieSet,
+        dieset: DieSet | DieSets,
         match: FaceMatch,
         cut: bool,
     ) -> DieReading:
@@ -562,7 +566,7 @@ def camera_slant(leans: Sequence[tuple[float, float]]) -> tuple[float, float]:
 
 
 def _one_per_body(
-    image: np.ndarray, read: list[tuple[Found, FaceMatch]], dieset: DieSet
+    image: np.ndarray, read: list[tuple[Found, FaceMatch]], dieset: DieSet | DieSets
 ) -> list[tuple[Found, FaceMatch]]:
     """Each find with its match (as read), one per die: two finds that cover one die (each box on
     a part of it, side numerals near its centre) are read once more from the body's own

@@ -1,0 +1,68 @@
+"""Several taught sets of one die type, read as one (vision/teach_sets.py): players at one
+table bring their own d10s or d20s, each taught as a set of its own."""
+
+from __future__ import annotations
+
+from collections import Counter
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from server.diesets import DieSetStore
+from vision.reader import FOREIGN, DiceReader
+from vision.render import PALETTE, ThrowSpec, render_throw
+from vision.teach import DieSet, DieSetError
+from vision.teach_sets import DieSets
+from vision.teach_synthetic import taught_from_renders
+
+RED, BLUE = 2, 4  # PALETTE looks: a red die and a blue one, both with white numerals
+
+
+def _read(reader: DiceReader, look: int, throws: int = 6) -> Counter[str]:
+    """Right, wrong and "not of the set" among ``throws`` throws of three d10s of ``look``."""
+    told: Counter[str] = Counter()
+    rng = np.random.default_rng(look)
+    for _ in range(throws):
+        throw = render_throw(ThrowSpec(dice=("d10",) * 3, looks=(PALETTE[look],)), rng)
+        result = reader.read(throw.image, "d10")
+        truth = Counter(d.value for d in throw.dice)
+        sure = Counter(d.value for d in result.certain if d.value is not None)
+        told["right"] += sum((truth & sure).values())
+        told["wrong"] += sum((sure - truth).values())
+        told["foreign"] += sum(d.problem == FOREIGN for d in result.dice)
+    return told
+
+
+def test_two_sets_of_one_die_type_each_read_their_own_dice() -> None:
+    red, blue = taught_from_renders("d10", RED, "red"), taught_from_renders("d10", BLUE, "blue")
+    alone = DiceReader()
+    alone.add_dieset(red)
+    assert _read(alone, BLUE)["foreign"] == 18  # the blue dice are no red set's
+    both = DiceReader()
+    both.add_dieset(red)
+    both.add_dieset(blue)  # was: the blue set took the red one's place
+    assert both.diesets["d10"].name == "red + blue"
+    for look in (RED, BLUE):
+        told = _read(both, look)
+        assert told["foreign"] == 0 and told["wrong"] == 0, (look, told)
+        assert told["right"] >= 15, (look, told)  # of 18 (measured: 17 and 18)
+
+
+def test_sets_read_as_one_are_of_one_die_type() -> None:
+    with pytest.raises(DieSetError, match="of one die type: d10, d20"):
+        DieSets([DieSet("a", "d10"), DieSet("b", "d20")])
+    with pytest.raises(DieSetError, match="no die sets"):
+        DieSets([])
+
+
+def test_the_appliance_reads_with_every_set_taught_of_a_die_type(tmp_path: Path) -> None:
+    store = DieSetStore(tmp_path)
+    for name, look in (("red-d10", RED), ("blue-d10", BLUE)):
+        store.save(taught_from_renders("d10", look, name))
+    store.save(taught_from_renders("d20", RED, "red-d20"))
+    reader = DiceReader()
+    assert store.use_in(reader) == []
+    assert sorted(reader.diesets) == ["d10", "d20"]
+    assert reader.diesets["d10"].name == "blue-d10 + red-d10"  # the store's order: by name
+    assert reader.diesets["d20"].name == "red-d20"
