@@ -136,14 +136,40 @@ def camera_routes(
     @router.post("/api/diesets/{name}/teach", status_code=201, dependencies=admin_only)
     def teach(name: str, body: TeachFace) -> dict[str, Any]:
         """Teach one face of a numbered die from the camera's last settled throw (admin)."""
-        if diesets is None:
-            raise HTTPException(status_code=404, detail="this service keeps no die sets")
+        store = _store()
         frame, reader = _settled(body.source)
         try:
-            taught = diesets.teach(name, body.die, body.value, frame, reader)
+            taught = store.teach(name, body.die, body.value, frame, reader)
         except DieSetError as err:
             raise HTTPException(status_code=422, detail=str(err)) from None
         return summary(taught)
+
+    def _store() -> DieSetStore:
+        if diesets is None:
+            raise HTTPException(status_code=404, detail="this service keeps no die sets")
+        return diesets
+
+    @router.delete("/api/diesets/{name}/faces/{value}", dependencies=admin_only)
+    def forget_face(name: str, value: int = Path(ge=-1, le=100)) -> dict[str, Any]:
+        """Forget every photo of one face of a die set (admin): one shown as another face by
+        mistake; the face is then still to show."""
+        store = _store()
+        try:
+            if name not in store.names():
+                raise HTTPException(status_code=404, detail=f"no die set {name!r}")
+            return summary(store.forget(name, value))
+        except DieSetError as err:
+            raise HTTPException(status_code=422, detail=str(err)) from None
+
+    @router.delete("/api/diesets/{name}", dependencies=admin_only)
+    def remove_dieset(name: str) -> dict[str, Any]:
+        """Remove a die set and its pictures (admin); the camera no longer reads with it."""
+        store = _store()
+        try:
+            store.remove(name)
+        except DieSetError as err:
+            raise HTTPException(status_code=404, detail=str(err)) from None
+        return {"removed": name}
 
     def _trays() -> EmptyTrayStore:
         if trays is None:

@@ -8,6 +8,7 @@ throw (admin only).  Both get this store as an argument.
 from __future__ import annotations
 
 import re
+import shutil
 import threading
 from pathlib import Path
 from typing import Any
@@ -19,7 +20,7 @@ from vision.teach import DIE_TYPES, DieSet, DieSetError
 
 MEND = (
     'teach it again (the Devices page\'s "Teach the named groups" replaces it), or remove '
-    "its folder under DATA_DIR/diesets"
+    "it on the Devices page"
 )
 
 
@@ -99,6 +100,28 @@ class DieSetStore:
         dieset.save(path)
         return dieset
 
+    def forget(self, name: str, value: int) -> DieSet:
+        """Forget face ``value`` of set ``name`` (shown as another face by mistake): it is
+        then still to show.  DieSetError when there is no such set or face."""
+        path = self._path(name)
+        if not (path / "dieset.json").is_file():
+            raise DieSetError(f"no die set {name!r}")
+        dieset = DieSet.load(path)  # a copy of its own, not the one the camera reads with
+        dieset.forget(value)
+        dieset.save(path)
+        return dieset
+
+    def remove(self, name: str) -> None:
+        """Remove set ``name`` and its pictures (the camera no longer reads with it from the
+        next throw); DieSetError when there is no such set.  A set spoilt on disk can be
+        removed too."""
+        path = self._path(name)
+        if not (path / "dieset.json").is_file():
+            raise DieSetError(f"no die set {name!r}")
+        with self._lock:
+            shutil.rmtree(path)
+            self._loaded.pop(name, None)
+
     def use_in(self, reader: DiceReader) -> list[str]:
         """Give ``reader`` every set here (the newest taught state), by die type; a set that
         cannot be loaded is left out, and what is returned says why, one line a set (the
@@ -109,6 +132,8 @@ class DieSetStore:
             try:
                 reader.add_dieset(self.get(name))
             except DieSetError as err:
+                if not (self.folder / name / "dieset.json").is_file():
+                    continue  # removed since it was listed
                 left_out.append(f"die set {name!r} is not used ({err}): {MEND}")
         return left_out
 

@@ -27,6 +27,7 @@ from __future__ import annotations
 
 import json
 import math
+import re
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
@@ -228,6 +229,16 @@ class DieSet:
         self._taught.append(self._seen(value, crop))
         self._bank = None
 
+    def forget(self, value: int) -> None:
+        """Forget every photo of face ``value`` (one shown as another face by mistake), so
+        that it can be shown again."""
+        if value not in self.crops:
+            taught = " ".join(map(str, sorted(self.crops))) or "none"
+            raise DieSetError(f"face {value} of {self.name!r} is not taught (taught: {taught})")
+        del self.crops[value]
+        self._taught = [t for t in self._taught if t.value != value]
+        self._bank = None
+
     def missing(self) -> list[int]:
         return [v for v in faces_of(self.reading_die) if v not in self.crops]
 
@@ -355,6 +366,10 @@ class DieSet:
         tmp = folder / "dieset.json.tmp"
         tmp.write_text(json.dumps(meta, indent=1) + "\n", encoding="utf-8")
         tmp.replace(folder / "dieset.json")
+        kept = {name for names in faces.values() for name in names}
+        for old in folder.glob("face*-*.png"):  # a face forgotten, or a set taught anew
+            if re.fullmatch(r"face-?\d+-\d+\.png", old.name) and old.name not in kept:
+                old.unlink(missing_ok=True)
 
     @classmethod
     def load(cls, folder: Path) -> DieSet:

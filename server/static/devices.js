@@ -25,13 +25,33 @@ listen((event) => {
   if (event.type === "preview") showPreview(event.source);
 });
 
+// Mending a set (admin): forget a face shown as another by mistake, or remove the set.
+function mend(d) {
+  const error = document.getElementById("diesets-note");
+  const call = async (path, done) => {
+    try {
+      await api(`/api/diesets/${encodeURIComponent(d.name)}${path}`, { method: "DELETE", headers: admin() });
+      error.textContent = done;
+      diesets();
+    } catch (e) { error.textContent = e.message; }
+  };
+  const face = el("input", { type: "number", step: "1", "aria-label": `face of ${d.name} to forget` });
+  return el("td", {},
+    d.problem ? "" : el("span", {}, face, " ", el("button", { type: "button", onclick: () => {
+      if (face.value === "") { error.textContent = "type the face to forget first"; return; }
+      call(`/faces/${parseInt(face.value, 10)}`, `${d.name}: face ${face.value} forgotten; show it again`);
+    } }, "Forget this face")), " ",
+    el("button", { type: "button", onclick: () => {
+      if (confirm(`Remove the die set ${d.name} and its pictures?`)) call("", `${d.name} removed`);
+    } }, "Remove the set"));
+}
 async function diesets() {
   const sets = await api("/api/diesets");
   // a set spoilt on disk (a face's picture gone) is not read with: its row says why
   document.getElementById("diesets").replaceChildren(...sets.map((d) => d.problem
-    ? el("tr", {}, el("td", {}, d.name), el("td", { colspan: 4, class: "error" }, d.problem))
+    ? el("tr", {}, el("td", {}, d.name), el("td", { colspan: 4, class: "error" }, d.problem), mend(d))
     : el("tr", {}, el("td", {}, d.name), el("td", {}, d.die), el("td", {}, d.taught.join(" ")),
-      el("td", {}, d.missing.join(" ") || "—"), el("td", {}, d.once.join(" ") || "—"))));
+      el("td", {}, d.missing.join(" ") || "—"), el("td", {}, d.once.join(" ") || "—"), mend(d))));
 }
 document.getElementById("teach").addEventListener("submit", async (ev) => {
   ev.preventDefault();

@@ -309,6 +309,51 @@ def test_teaching_on_the_devices_page_needs_the_pin_and_a_throw(base: str, brows
     expect(page.locator("#settings")).to_contain_text("127.0.0.1")
 
 
+def test_a_face_taught_by_mistake_is_forgotten_and_a_set_removed_on_the_devices_page(
+    browser: object, tmp_path: Path
+) -> None:
+    from playwright.sync_api import Browser, expect
+
+    from server.admin import AdminPin
+    from server.app import create_app
+    from server.diesets import DieSetStore
+    from server.ledger import Ledger
+    from server.table import Table
+    from vision.teach_synthetic import taught_from_renders
+
+    assert isinstance(browser, Browser)
+    admin = AdminPin(tmp_path)
+    admin.set(PIN)
+    store = DieSetStore(tmp_path)
+    store.save(taught_from_renders("d10", 2, "red-d10"))
+    spoilt = store.path("old-d20")
+    spoilt.mkdir(parents=True)
+    (spoilt / "dieset.json").write_text('{"name": "old-d20", "die": "d2', encoding="utf-8")
+    with Ledger(tmp_path) as ledger, _in_process(create_app(Table(ledger), admin, store)) as url:
+        page = browser.new_page()
+        page.on("dialog", lambda dialog: dialog.accept())  # "Remove the die set …?"
+        page.goto(f"{url}/devices")
+        red = page.locator("#diesets tr", has_text="red-d10")
+        expect(red).to_contain_text("0 1 2 3 4 5 6 7 8 9")
+        red.get_by_label("face of red-d10 to forget").fill("3")
+        page.fill("#pin", "0000")
+        red.get_by_role("button", name="Forget this face").click()
+        expect(page.locator("#diesets-note")).to_contain_text("wrong admin PIN")
+        page.fill("#pin", PIN)
+        red.get_by_role("button", name="Forget this face").click()
+        expect(page.locator("#diesets-note")).to_have_text(
+            "red-d10: face 3 forgotten; show it again"
+        )
+        expect(red.locator("td").nth(2)).to_have_text("0 1 2 4 5 6 7 8 9")
+        expect(red.locator("td").nth(3)).to_have_text("3")  # still to show
+        old = page.locator("#diesets tr", has_text="old-d20")
+        expect(old).to_contain_text("cannot load the die set")
+        old.get_by_role("button", name="Remove the set").click()
+        expect(page.locator("#diesets tr")).to_have_count(1)
+        assert store.names() == ["red-d10"] and not spoilt.exists()
+        assert store.get("red-d10").missing() == [3]
+
+
 def test_the_empty_tray_picture_on_the_devices_page(base: str, browser: object) -> None:
     from playwright.sync_api import Browser, expect
 

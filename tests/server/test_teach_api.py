@@ -88,3 +88,48 @@ def test_a_die_set_spoilt_on_disk_is_listed_with_why_and_not_taught_into(
                                   headers=PIN)  # fmt: skip
             assert refused.status_code == 422 and "face7-0.png" in refused.json()["detail"]
         assert {p.name: p.read_bytes() for p in folder.iterdir()} == before  # nothing over it
+
+
+def test_a_face_shown_by_mistake_is_forgotten_and_a_set_removed(tmp_path: Path) -> None:
+    """A d5 whose 2 was taught from a photo of its 3 (the face typed wrong) asks "confirm: 2
+    or 3?" of a 3; with face 2 forgotten (to be shown again) the 3 is read.  A set no longer
+    used is removed."""
+    from vision.teach_synthetic import taught_from_renders
+
+    admin = AdminPin(tmp_path)
+    admin.set("7777")
+    store = DieSetStore(tmp_path)
+    wrong = taught_from_renders("d5", 2, "red-d5")
+    wrong.crops[2] = wrong.crops[3][:1]  # the 3 shown when 2 was named
+    store.save(wrong)
+    store.save(taught_from_renders("d10", 2, "old-d10"))
+    folder = store.path("red-d5")
+    spec = ThrowSpec(dice=("d5",), values=(3,), perspective=0.0, looks=(PALETTE[2],))
+    three = render_throw(spec, np.random.default_rng(35)).image
+    with Ledger(tmp_path) as ledger:
+        table = Table(ledger)
+        camera = CameraSource("camera", Replay([]), DiceReader(), table, diesets=store)
+        table.create("d5", {"at_least": 1, "single": True})  # the camera reads d5s for it
+        asked = camera.read_throw(three).dice
+        assert [(d.value, d.advice) for d in asked] == [(2, "confirm: 2 or 3? (the red d5)")]
+        with TestClient(create_app(table, admin, store)) as client:
+            url = "/api/diesets/red-d5/faces/2"
+            assert client.delete(url).status_code == 401
+            forgot = client.delete(url, headers=PIN)
+            assert forgot.status_code == 200, forgot.text
+            assert forgot.json()["missing"] == [2] and 2 not in forgot.json()["taught"]
+            assert not list(folder.glob("face2-*.png"))  # its pictures go with it
+            assert len(list(folder.glob("face3-*.png"))) == len(wrong.crops[3])
+            again = client.delete(url, headers=PIN)
+            assert again.status_code == 422 and "face 2 of 'red-d5' is not taught" in again.text
+            assert client.delete("/api/diesets/nope/faces/2", headers=PIN).status_code == 404
+            assert client.delete("/api/diesets/red-d5/faces/500", headers=PIN).status_code == 422
+            assert client.delete("/api/diesets/old-d10").status_code == 401
+            assert client.delete("/api/diesets/old-d10", headers=PIN).json() == {
+                "removed": "old-d10"
+            }
+            assert client.delete("/api/diesets/old-d10", headers=PIN).status_code == 404
+            assert [s["name"] for s in client.get("/api/diesets").json()] == ["red-d5"]
+        # the camera reads with what is left: the same 3 is read 3
+        assert [(d.value, d.uncertain) for d in camera.read_throw(three).dice] == [(3, False)]
+        assert list(camera._reader.diesets) == ["d5"]  # the removed d10 set is read no more
