@@ -149,6 +149,15 @@ def camera_routes(
             raise HTTPException(status_code=404, detail="this service keeps no die sets")
         return diesets
 
+    @router.get("/api/diesets/{name}/faces/{value}.png", response_class=Response)
+    def face_picture(name: str, value: int = Path(ge=-1, le=100)) -> Response:
+        """The photos one face of a die set was taught from, side by side (to check them)."""
+        try:
+            png = _store().face_picture(name, value)
+        except DieSetError as err:
+            raise HTTPException(status_code=404, detail=str(err)) from None
+        return Response(png, media_type="image/png", headers={"cache-control": "no-store"})
+
     @router.delete("/api/diesets/{name}/faces/{value}", dependencies=admin_only)
     def forget_face(name: str, value: int = Path(ge=-1, le=100)) -> dict[str, Any]:
         """Forget every photo of one face of a die set (admin): one shown as another face by

@@ -13,11 +13,13 @@ import threading
 from pathlib import Path
 from typing import Any
 
+import cv2
 import numpy as np
 
 from vision.reader import DiceReader
 from vision.teach import DIE_TYPES, DieSet, DieSetError
 
+PICTURE = 96  # px: a taught photo's side as the Devices page shows it
 MEND = (
     'teach it again (the Devices page\'s "Teach the named groups" replaces it), or remove '
     "it on the Devices page"
@@ -99,6 +101,19 @@ class DieSetStore:
         dieset.teach(value, DieSet.region(image, found[0].box))
         dieset.save(path)
         return dieset
+
+    def face_picture(self, name: str, value: int) -> bytes:
+        """The photos face ``value`` of set ``name`` was taught from, side by side (PNG,
+        PICTURE px each), to check what was shown; DieSetError when there is no such face."""
+        crops = self.get(name).crops.get(value)
+        if not crops:
+            raise DieSetError(f"face {value} of {name!r} is not taught")
+        strip = np.hstack([cv2.resize(c, (PICTURE, PICTURE), interpolation=cv2.INTER_AREA)
+                           for c in crops])  # fmt: skip
+        ok, png = cv2.imencode(".png", strip)
+        if not ok:  # (a crop OpenCV itself read from disk encodes)
+            raise DieSetError(f"face {value} of {name!r} cannot be shown")
+        return png.tobytes()
 
     def forget(self, name: str, value: int) -> DieSet:
         """Forget face ``value`` of set ``name`` (shown as another face by mistake): it is

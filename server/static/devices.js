@@ -35,7 +35,7 @@ function mend(d) {
       diesets();
     } catch (e) { error.textContent = e.message; }
   };
-  const face = el("input", { type: "number", step: "1", "aria-label": `face of ${d.name} to forget` });
+  const face = el("input", { type: "number", step: "1", placeholder: "face", size: 4, "aria-label": `face of ${d.name} to forget` });
   return el("td", {},
     d.problem ? "" : el("span", {}, face, " ", el("button", { type: "button", onclick: () => {
       if (face.value === "") { error.textContent = "type the face to forget first"; return; }
@@ -45,12 +45,22 @@ function mend(d) {
       if (confirm(`Remove the die set ${d.name} and its pictures?`)) call("", `${d.name} removed`);
     } }, "Remove the set"));
 }
+// The photos a face was taught from, to check what was shown (a face named wrong is forgotten).
+function showFace(name, value) {
+  const img = document.getElementById("face-picture");
+  img.src = `/api/diesets/${encodeURIComponent(name)}/faces/${value}.png?t=${Date.now()}`;
+  img.alt = `the photos face ${value} of ${name} was taught from`;
+  document.getElementById("face-caption").textContent = `${name}, face ${value}: the photos it was taught from`;
+  document.getElementById("face-figure").hidden = false;
+}
+const taughtFaces = (d) => el("td", {}, ...d.taught.flatMap((v) => [el("button", { type: "button", class: "face",
+  "aria-label": `show face ${v} of ${d.name}`, onclick: () => showFace(d.name, v) }, String(v)), " "]));
 async function diesets() {
   const sets = await api("/api/diesets");
   // a set spoilt on disk (a face's picture gone) is not read with: its row says why
   document.getElementById("diesets").replaceChildren(...sets.map((d) => d.problem
     ? el("tr", {}, el("td", {}, d.name), el("td", { colspan: 4, class: "error" }, d.problem), mend(d))
-    : el("tr", {}, el("td", {}, d.name), el("td", {}, d.die), el("td", {}, d.taught.join(" ")),
+    : el("tr", {}, el("td", {}, d.name), el("td", {}, d.die), taughtFaces(d),
       el("td", {}, d.missing.join(" ") || "—"), el("td", {}, d.once.join(" ") || "—"), mend(d))));
 }
 document.getElementById("teach").addEventListener("submit", async (ev) => {

@@ -335,6 +335,13 @@ def test_a_face_taught_by_mistake_is_forgotten_and_a_set_removed_on_the_devices_
         page.goto(f"{url}/devices")
         red = page.locator("#diesets tr", has_text="red-d10")
         expect(red).to_contain_text("0 1 2 3 4 5 6 7 8 9")
+        red.get_by_role("button", name="show face 3 of red-d10").click()  # what was shown
+        expect(page.locator("#face-caption")).to_have_text(
+            "red-d10, face 3: the photos it was taught from"
+        )
+        page.wait_for_function("document.getElementById('face-picture').naturalWidth === 192")
+        page.locator("#face-figure").scroll_into_view_if_needed()
+        page.screenshot(path=str(SHOTS / "devices-face.png"), full_page=True)
         red.get_by_label("face of red-d10 to forget").fill("3")
         page.fill("#pin", "0000")
         red.get_by_role("button", name="Forget this face").click()

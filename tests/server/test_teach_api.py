@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import cv2
 import numpy as np
 from fastapi.testclient import TestClient
 
@@ -114,6 +115,13 @@ def test_a_face_shown_by_mistake_is_forgotten_and_a_set_removed(tmp_path: Path) 
         assert [(d.value, d.advice) for d in asked] == [(2, "confirm: 2 or 3? (the red d5)")]
         with TestClient(create_app(table, admin, store)) as client:
             url = "/api/diesets/red-d5/faces/2"
+            shown = client.get(f"{url}.png")  # what face 2 was taught from: one photo
+            assert shown.status_code == 200 and shown.headers["content-type"] == "image/png"
+            picture = cv2.imdecode(np.frombuffer(shown.content, np.uint8), cv2.IMREAD_COLOR)
+            assert picture.shape == (96, 96, 3)
+            photos = client.get("/api/diesets/red-d5/faces/3.png").content
+            strip = cv2.imdecode(np.frombuffer(photos, np.uint8), cv2.IMREAD_COLOR)
+            assert strip.shape == (96, 96 * len(wrong.crops[3]), 3)  # its photos side by side
             assert client.delete(url).status_code == 401
             forgot = client.delete(url, headers=PIN)
             assert forgot.status_code == 200, forgot.text
@@ -123,6 +131,9 @@ def test_a_face_shown_by_mistake_is_forgotten_and_a_set_removed(tmp_path: Path) 
             again = client.delete(url, headers=PIN)
             assert again.status_code == 422 and "face 2 of 'red-d5' is not taught" in again.text
             assert client.delete("/api/diesets/nope/faces/2", headers=PIN).status_code == 404
+            gone = client.get(f"{url}.png")
+            assert gone.status_code == 404 and "face 2 of 'red-d5' is not taught" in gone.text
+            assert client.get("/api/diesets/nope/faces/2.png").status_code == 404
             assert client.delete("/api/diesets/red-d5/faces/500", headers=PIN).status_code == 422
             assert client.delete("/api/diesets/old-d10").status_code == 401
             assert client.delete("/api/diesets/old-d10", headers=PIN).json() == {
