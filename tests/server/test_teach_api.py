@@ -121,11 +121,8 @@ def test_a_face_shown_by_mistake_is_forgotten_and_a_set_removed(tmp_path: Path) 
             assert picture is not None and picture.shape == (96, 96, 3)
             photos = client.get("/api/diesets/red-d5/faces/3.png").content
             strip = cv2.imdecode(np.frombuffer(photos, np.uint8), cv2.IMREAD_COLOR)
-            assert strip is not None and strip.shape == (
-                96,
-                96 * len(wrong.crops[3]),
-                3,
-            )  # its photos side by side
+            side_by_side = (96, 96 * len(wrong.crops[3]), 3)  # its photos
+            assert strip is not None and strip.shape == side_by_side
             assert client.delete(url).status_code == 401
             forgot = client.delete(url, headers=PIN)
             assert forgot.status_code == 200, forgot.text
