@@ -67,12 +67,14 @@ document.getElementById("teach").addEventListener("submit", async (ev) => {
   ev.preventDefault();
   const error = document.getElementById("teach-error");
   const name = document.getElementById("set-name").value;
+  const value = parseInt(document.getElementById("face").value, 10);
   try {
     await api(`/api/diesets/${encodeURIComponent(name)}/teach`, { method: "POST",
       headers: admin(),
-      body: { die: document.getElementById("set-die").value, value: parseInt(document.getElementById("face").value, 10) } });
+      body: { die: document.getElementById("set-die").value, value } });
     error.textContent = "";
     diesets();
+    showFace(name, value);  // what was just taught, to check it
   } catch (e) { error.textContent = e.message; }
 });
 diesets().catch(() => {});

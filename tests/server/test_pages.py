@@ -309,6 +309,48 @@ def test_teaching_on_the_devices_page_needs_the_pin_and_a_throw(base: str, brows
     expect(page.locator("#settings")).to_contain_text("127.0.0.1")
 
 
+def test_a_face_taught_on_the_devices_page_shows_the_photo_it_was_taught_from(
+    browser: object, tmp_path: Path
+) -> None:
+    import numpy as np
+    from playwright.sync_api import Browser, expect
+
+    from server.admin import AdminPin
+    from server.app import create_app
+    from server.camera import CameraSource
+    from server.diesets import DieSetStore
+    from server.ledger import Ledger
+    from server.table import Table
+    from vision.frames import Replay
+    from vision.reader import DiceReader
+    from vision.render import PALETTE, ThrowSpec, render_throw
+
+    assert isinstance(browser, Browser)
+    admin = AdminPin(tmp_path)
+    admin.set(PIN)
+    store = DieSetStore(tmp_path)
+    spec = ThrowSpec(dice=("d5",), values=(3,), perspective=0.0, looks=(PALETTE[2],))
+    with Ledger(tmp_path) as ledger:
+        table = Table(ledger)
+        camera = CameraSource("camera", Replay([]), DiceReader(), table, diesets=store)
+        with _in_process(create_app(table, admin, store, camera=camera)) as url:
+            camera.read_throw(render_throw(spec, np.random.default_rng(3)).image)  # settled
+            page = browser.new_page()
+            page.goto(f"{url}/devices")
+            page.fill("#pin", PIN)
+            page.fill("#set-name", "red-d5")
+            page.select_option("#set-die", "d5")
+            page.fill("#face", "3")
+            page.click("text=Teach this face")
+            expect(page.locator("#face-caption")).to_have_text(
+                "red-d5, face 3: the photos it was taught from"
+            )
+            page.wait_for_function("document.getElementById('face-picture').naturalWidth === 96")
+            row = page.locator("#diesets tr", has_text="red-d5")
+            expect(row.locator("td").nth(3)).to_have_text("1 2 4 5")  # still to show
+    assert store.get("red-d5").crops.keys() == {3}
+
+
 def test_a_face_taught_by_mistake_is_forgotten_and_a_set_removed_on_the_devices_page(
     browser: object, tmp_path: Path
 ) -> None:
