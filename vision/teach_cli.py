@@ -3,6 +3,9 @@
 Show each face once: either labelled photos (a folder with labels.csv, one die
 per photo, as ../shared/data/photos/burks_polyhedral) or photos named on the
 command line as VALUE=PATH.  The die in each photo is found, cut out and kept.
+Photos taught into a folder that holds a set already join its faces (show the
+rest later, or each face again turned); --from-clusters and --synthetic-look
+make a whole set and replace it.
 """
 
 from __future__ import annotations
@@ -142,6 +145,15 @@ def run_teach(args: argparse.Namespace) -> int:
         return fail(str(err))
     reader = DiceReader()
     dieset = DieSet(args.name or args.out.name, args.die)
+    if (args.out / "dieset.json").is_file():  # faces shown later join the faces shown before
+        try:
+            dieset = DieSet.load(args.out)
+        except DieSetError as err:
+            return fail(f"{err} (teach into another folder, or remove this one)")
+        if dieset.die != args.die:
+            return fail(f"{args.out} holds a set of {dieset.die}s, not {args.die}s: teach into "
+                        "another folder")  # fmt: skip
+    before = sum(len(crops) for crops in dieset.crops.values())
     for value, path, image in photos:
         found = biggest_change(image, reader, tray)
         if found is None:
@@ -152,7 +164,8 @@ def run_teach(args: argparse.Namespace) -> int:
             return fail(f"{path}: {err}")
     dieset.save(args.out)
     missing = dieset.missing()
-    print(f"taught {len(shown)} photos of a {args.die} into {args.out}")
+    added = f" (beside the {before} it had)" if before else ""
+    print(f"taught {len(shown)} photos of a {args.die} into {args.out}{added}")
     if missing:
         print(
             f"faces not shown yet: {', '.join(map(str, missing))} (read as uncertain until taught)"

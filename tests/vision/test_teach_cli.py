@@ -1,0 +1,58 @@
+"""`dicebridge vision teach`: photos taught into a folder that holds a set join its faces."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import cv2
+import numpy as np
+import pytest
+
+from dicebridge.cli import main
+from vision.render import PALETTE, ThrowSpec, render_throw
+from vision.teach import DieSet
+
+
+def _photos(folder: Path, values: tuple[int, ...]) -> list[str]:
+    """One photo of a red d5 a value, showing it; ``VALUE=PATH`` for each."""
+    rng = np.random.default_rng(8)
+    shown = []
+    for value in values:
+        spec = ThrowSpec(dice=("d5",), values=(value,), perspective=0.0, looks=(PALETTE[2],))
+        path = folder / f"face{value}.png"
+        cv2.imwrite(str(path), render_throw(spec, rng).image)
+        shown.append(f"{value}={path}")
+    return shown
+
+
+def test_faces_shown_later_join_the_set_taught_before(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    out = tmp_path / "red-d5"
+    first, second, third = _photos(tmp_path, (1, 2, 3))
+    teach = ["vision", "teach", str(out), "--die", "d5"]
+    assert main([*teach, "--face", first, "--face", second]) == 0
+    assert "faces not shown yet: 3, 4, 5" in capsys.readouterr().out
+    assert main([*teach, "--face", third]) == 0
+    said = capsys.readouterr().out
+    assert "taught 1 photos of a d5 into" in said and "(beside the 2 it had)" in said
+    assert "faces not shown yet: 4, 5" in said  # was: the set replaced, 1 and 2 lost
+    assert sorted(DieSet.load(out).crops) == [1, 2, 3]
+    assert sorted(p.name for p in out.glob("face*.png")) == [
+        "face1-0.png", "face2-0.png", "face3-0.png",
+    ]  # fmt: skip
+
+
+def test_a_folder_holding_another_set_is_not_taught_into(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    out = tmp_path / "set"
+    (photo,) = _photos(tmp_path, (1,))
+    assert main(["vision", "teach", str(out), "--die", "d5", "--face", photo]) == 0
+    capsys.readouterr()
+    assert main(["vision", "teach", str(out), "--die", "d10", "--face", photo]) == 2
+    assert "holds a set of d5s, not d10s: teach into another folder" in capsys.readouterr().err
+    (out / "dieset.json").write_text("{", encoding="utf-8")  # spoilt
+    assert main(["vision", "teach", str(out), "--die", "d5", "--face", photo]) == 2
+    err = capsys.readouterr().err
+    assert "cannot load the die set in" in err and "teach into another folder" in err
