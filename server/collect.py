@@ -5,7 +5,7 @@ faces, then name the groups (the Devices page; the same steps as `vision cluster
 While collecting for a set, every settled throw that shows exactly one die keeps
 that die's picture under `DATA_DIR/collect/<set>/`.  "Group" sorts the pictures
 by the face they show (vision/cluster.py: the reading matcher, average linkage,
-at most one group per face); the owner looks at one picture per group and names
+at most one group per face); the owner looks at a group's first pictures and names
 its value; "teach" teaches every named group at once into the die set (groups
 left unnamed are skipped, so a stray group costs nothing).
 """
@@ -22,13 +22,15 @@ import cv2
 import numpy as np
 
 from mechanics.reading import faces_of, normalise_face
-from server.diesets import DieSetStore
+from server.diesets import DieSetStore, side_by_side
 from vision.cluster import Groups, teach_from_folders
+from vision.pixels import FrameError, read_image
 from vision.reader import DiceReader
 from vision.teach import DIE_TYPES, DieSet, DieSetError, reading_die
 
 GROUPS = "groups"
 VIEWS = 3  # pictures taught per group, at most
+SHOWN = 3  # pictures of a group shown to name it by
 
 
 class FaceCollector:
@@ -113,11 +115,15 @@ class FaceCollector:
         return self.describe(name)
 
     def picture(self, name: str, group: int) -> bytes:
-        """The first picture of a group, as PNG (what the owner names the group by)."""
-        first = sorted(_group(self._path(name), group).glob("*.png"))
+        """A group's first few pictures side by side, cut close around the die, as PNG
+        (what the owner names the group by; several, so a group that mixes two faces shows)."""
+        first = sorted(_group(self._path(name), group).glob("*.png"))[:SHOWN]
         if not first:
             raise LookupError(f"{name!r} has no group {group}")
-        return first[0].read_bytes()
+        try:
+            return side_by_side([read_image(path, "a collected picture") for path in first])
+        except FrameError as err:
+            raise LookupError(str(err)) from None
 
     def teach(self, name: str, values: dict[int, int]) -> DieSet:
         """Teach the named groups (group -> face value) into the die set ``name``; two groups

@@ -17,9 +17,11 @@ import cv2
 import numpy as np
 
 from vision.reader import DiceReader
-from vision.teach import DIE_TYPES, DieSet, DieSetError
+from vision.teach import DIE_TYPES, MARGIN, DieSet, DieSetError
 
-PICTURE = 96  # px: a taught photo's side as the Devices page shows it
+PICTURE = 128  # px: a taught or collected photo's side as the Devices page shows it
+CLOSER = 1.25  # ... cut to this many times the finder's box around the die (it is a
+# square MARGIN times the box: the die was a quarter of it, its numeral a few pixels)
 MEND = (
     'teach it again (the Devices page\'s "Teach the named groups" replaces it), or remove '
     "it on the Devices page"
@@ -105,15 +107,11 @@ class DieSetStore:
     def face_picture(self, name: str, value: int) -> bytes:
         """The photos face ``value`` of set ``name`` was taught from, side by side (PNG,
         PICTURE px each), to check what was shown; DieSetError when there is no such face."""
-        crops = self.get(name).crops.get(value)
+        dieset = self.get(name)
+        crops = dieset.crops.get(value)
         if not crops:
             raise DieSetError(f"face {value} of {name!r} is not taught")
-        strip = np.hstack([cv2.resize(c, (PICTURE, PICTURE), interpolation=cv2.INTER_AREA)
-                           for c in crops])  # fmt: skip
-        ok, png = cv2.imencode(".png", strip)
-        if not ok:  # (a crop OpenCV itself read from disk encodes)
-            raise DieSetError(f"face {value} of {name!r} cannot be shown")
-        return png.tobytes()
+        return side_by_side(crops, dieset.margin)
 
     def forget(self, name: str, value: int) -> DieSet:
         """Forget face ``value`` of set ``name`` (shown as another face by mistake): it is
@@ -151,6 +149,23 @@ class DieSetStore:
                     continue  # removed since it was listed
                 left_out.append(f"die set {name!r} is not used ({err}): {MEND}")
         return left_out
+
+
+def side_by_side(regions: list[np.ndarray], margin: float = MARGIN) -> bytes:
+    """Taught or collected pictures as a person looks at them (PNG): each the square around
+    its die ``margin`` times the finder's box, cut closer (the die fills most of it, so a
+    d20's numeral is legible) and PICTURE px, side by side."""
+    shown = []
+    for region in regions:
+        side = min(region.shape[:2])
+        keep = max(1, round(side * min(1.0, CLOSER / margin)))
+        top, left = (region.shape[0] - keep) // 2, (region.shape[1] - keep) // 2
+        middle = region[top : top + keep, left : left + keep]
+        shown.append(cv2.resize(middle, (PICTURE, PICTURE), interpolation=cv2.INTER_CUBIC))
+    ok, png = cv2.imencode(".png", np.hstack(shown))
+    if not ok:  # (pictures OpenCV itself read or cut encode)
+        raise DieSetError("the pictures cannot be shown")
+    return png.tobytes()
 
 
 def summary(dieset: DieSet) -> dict[str, Any]:

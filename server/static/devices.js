@@ -122,7 +122,7 @@ function showCollect(c) {
     `${c.name} (${c.die}): ${c.pictures} pictures${c.collecting ? ", collecting" : ""}` +
     (c.groups.length ? `, ${c.groups.length} groups` : "");
   document.getElementById("groups").replaceChildren(...c.groups.map((g) => el("li", {},
-    el("img", { src: `/api/diesets/${setName()}/groups/${g.group}.png?t=${Date.now()}`, alt: `group ${g.group}`, width: 64, height: 64 }),
+    el("img", { src: `/api/diesets/${setName()}/groups/${g.group}.png?t=${Date.now()}`, alt: `group ${g.group}`, height: 96 }),
     el("label", {}, `group ${g.group} (${g.pictures} pictures) shows `,
       el("input", { type: "number", step: "1", class: "group-face", "data-group": g.group })))));
   document.getElementById("collect-teach").hidden = !c.groups.length;

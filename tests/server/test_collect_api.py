@@ -7,6 +7,7 @@ from __future__ import annotations
 from collections import Counter
 from pathlib import Path
 
+import cv2
 import numpy as np
 from fastapi.testclient import TestClient
 
@@ -14,10 +15,11 @@ from server.admin import AdminPin
 from server.app import create_app
 from server.camera import CameraSource
 from server.collect import FaceCollector
-from server.diesets import DieSetStore
+from server.diesets import PICTURE, DieSetStore, side_by_side
 from server.ledger import Ledger
 from server.table import Table
 from vision.frames import Replay
+from vision.pixels import read_image
 from vision.reader import DiceReader
 from vision.render import PALETTE, ThrowSpec, render_throw
 
@@ -65,8 +67,11 @@ def test_a_d5_is_taught_from_grouped_throws_and_then_read(tmp_path: Path) -> Non
                 faces = Counter(pictures[p.read_bytes()] for p in folder.glob("*.png"))
                 assert len(faces) == 1, faces  # each group one face
                 values[g["group"]] = faces.most_common(1)[0][0]
-                shown = client.get(f"{url}/groups/{g['group']}.png")
-                assert shown.status_code == 200 and shown.content in pictures
+                shown = client.get(f"{url}/groups/{g['group']}.png")  # named by these
+                first = [read_image(p) for p in sorted(folder.glob("*.png"))[:3]]
+                assert shown.status_code == 200 and shown.content == side_by_side(first)
+                strip = cv2.imdecode(np.frombuffer(shown.content, np.uint8), cv2.IMREAD_COLOR)
+                assert strip is not None and strip.shape == (PICTURE, 3 * PICTURE, 3)
             wrong = client.post(f"{url}/groups/teach", json={"values": {"1": 9}}, headers=PIN)
             assert wrong.status_code == 422 and "no face 9" in wrong.json()["detail"]
             taught = client.post(f"{url}/groups/teach", json={"values": values}, headers=PIN)

@@ -345,7 +345,7 @@ def test_a_face_taught_on_the_devices_page_shows_the_photo_it_was_taught_from(
             expect(page.locator("#face-caption")).to_have_text(
                 "red-d5, face 3: the photos it was taught from"
             )
-            page.wait_for_function("document.getElementById('face-picture').naturalWidth === 96")
+            page.wait_for_function("document.getElementById('face-picture').naturalWidth === 128")
             row = page.locator("#diesets tr", has_text="red-d5")
             expect(row.locator("td").nth(3)).to_have_text("1 2 4 5")  # still to show
     assert store.get("red-d5").crops.keys() == {3}
@@ -381,7 +381,7 @@ def test_a_face_taught_by_mistake_is_forgotten_and_a_set_removed_on_the_devices_
         expect(page.locator("#face-caption")).to_have_text(
             "red-d10, face 3: the photos it was taught from"
         )
-        page.wait_for_function("document.getElementById('face-picture').naturalWidth === 192")
+        page.wait_for_function("document.getElementById('face-picture').naturalWidth === 256")
         page.locator("#face-figure").scroll_into_view_if_needed()
         page.screenshot(path=str(SHOTS / "devices-face.png"), full_page=True)
         red.get_by_label("face of red-d10 to forget").fill("3")

@@ -11,7 +11,7 @@ from fastapi.testclient import TestClient
 from server.admin import AdminPin
 from server.app import create_app
 from server.camera import CameraSource
-from server.diesets import DieSetStore
+from server.diesets import PICTURE, DieSetStore
 from server.ledger import Ledger
 from server.table import Table
 from vision.frames import Replay
@@ -118,10 +118,10 @@ def test_a_face_shown_by_mistake_is_forgotten_and_a_set_removed(tmp_path: Path) 
             shown = client.get(f"{url}.png")  # what face 2 was taught from: one photo
             assert shown.status_code == 200 and shown.headers["content-type"] == "image/png"
             picture = cv2.imdecode(np.frombuffer(shown.content, np.uint8), cv2.IMREAD_COLOR)
-            assert picture is not None and picture.shape == (96, 96, 3)
+            assert picture is not None and picture.shape == (PICTURE, PICTURE, 3)
             photos = client.get("/api/diesets/red-d5/faces/3.png").content
             strip = cv2.imdecode(np.frombuffer(photos, np.uint8), cv2.IMREAD_COLOR)
-            side_by_side = (96, 96 * len(wrong.crops[3]), 3)  # its photos
+            side_by_side = (PICTURE, PICTURE * len(wrong.crops[3]), 3)  # its photos
             assert strip is not None and strip.shape == side_by_side
             assert client.delete(url).status_code == 401
             forgot = client.delete(url, headers=PIN)
