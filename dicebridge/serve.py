@@ -82,7 +82,14 @@ def run(args: argparse.Namespace) -> int:
     from server.diesets import DieSetStore
     from server.empty_tray import EmptyTrayError, EmptyTrayStore
 
-    diesets = DieSetStore(config.data_dir)
+    # the demo's die sets (and any taught while trying it) live apart from an owner's
+    diesets = DieSetStore(config.data_dir / "demo" if args.demo else config.data_dir)
+    if args.demo:
+        from server.demo import teach_demo_sets
+
+        if taught := teach_demo_sets(diesets):
+            print(f"dicebridge (demo): taught the die sets {', '.join(taught)} from renders "
+                  f"into {diesets.folder}", flush=True)  # fmt: skip
     collector = FaceCollector(config.data_dir, diesets)
     try:
         trays = EmptyTrayStore(config.data_dir, config.empty_tray)
@@ -170,7 +177,7 @@ def _sources(
         director = Director(table)
         director.start()
         stoppers.append(director.stop)
-        frames = SyntheticCamera(lambda: next(iter(_camera_needs(table)), None))
+        frames = SyntheticCamera(lambda: next(iter(_camera_needs(table, diesets)), None))
     reopen = None
     if not demo and config.camera is not None:
         from vision.frames import CameraError, is_live, open_camera
@@ -224,7 +231,11 @@ def _hardware_loop(config: Any, table: Any, camera: Any) -> Any:
     return HardwareLoop(table, display, panel, tumble_s=config.tumble_seconds, moved_since=moved)
 
 
-def _camera_needs(table: Any) -> list[str]:
+def _camera_needs(table: Any, diesets: Any = None) -> list[str]:
+    """The dice waiting checks need that the demo camera throws: pip dice, and numbered
+    dice the demo's sets read (its die sets' store, `diesets`)."""
     from server.camera import PIP_DICE
+    from server.demo import DEMO_SETS
 
-    return [d for d in table.needs() if d in PIP_DICE]
+    taught = {die for name, die in DEMO_SETS if diesets is not None and name in diesets.names()}
+    return [d for d in table.needs() if d in PIP_DICE or d in taught]

@@ -22,17 +22,36 @@ import numpy as np
 from firmware_host.protocol import DieCode
 from firmware_host.simulator import TowerSimulator, open_pty, serve
 from server.config import TowerConfig
+from server.diesets import DieSetStore
 from server.table import Table
 from vision.frames import CameraError, Frame
-from vision.render import ThrowSpec, render_settling
+from vision.render import PALETTE, ThrowSpec, render_settling
 
-# checks the director sets up in turn: the camera reads d6s and dFs, the tower throws d10s
+# checks the director sets up in turn: the camera reads d6s and dFs, and d20s and d5s with
+# the demo's taught sets; the tower throws d10s
 DEMO_CHECKS: tuple[tuple[str, dict[str, Any]], ...] = (
     ("d6pool", {"level": 3, "difficulty": 4}),
     ("dphi", {"might": 0.5}),
+    ("decibel", {"pool": 2, "target": 10}),
     ("peupfudge", {"dice": 4, "level": 2, "bonus": 0, "difficulty": 2}),
+    ("d5", {"at_least": 2}),
     ("dphi", {"might": -1, "hops": 2}),
 )
+NUMBERED_LOOK = 2  # vision.render.PALETTE: the demo's numbered dice are red, white numerals
+DEMO_SETS = (("demo-red-d20", "d20"), ("demo-red-d5", "d5"))  # taught from renders of them
+
+
+def teach_demo_sets(store: DieSetStore) -> list[str]:
+    """Teach the demo's die sets into ``store`` where it lacks them (the demo keeps its own
+    store, apart from the sets an owner teaches: `serve --demo`); the names taught."""
+    from vision.teach_synthetic import taught_from_renders
+
+    taught = []
+    for name, die in DEMO_SETS:
+        if name not in store.names():
+            store.save(taught_from_renders(die, NUMBERED_LOOK, name))
+            taught.append(name)
+    return taught
 
 
 class SyntheticCamera:
@@ -60,7 +79,9 @@ class SyntheticCamera:
     def _next_throw(self) -> None:
         die = self._wanted() or "d6"
         count = int(self._rng.integers(1, 5))
-        frames = render_settling(ThrowSpec(dice=(die,) * count), self._rng, moving=5, still=3)
+        looks = None if die in ("d6", "dF") else (PALETTE[NUMBERED_LOOK],)  # the taught sets'
+        spec = ThrowSpec(dice=(die,) * count, looks=looks)
+        frames = render_settling(spec, self._rng, moving=5, still=3)
         last = frames[-1][0]
         self._queue = [image for image, _ in frames] + [last] * self._rest_frames
         self.throws += 1

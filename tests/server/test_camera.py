@@ -282,17 +282,23 @@ def test_serve_demo_runs_the_whole_chain(tmp_path: Path) -> None:
     base = f"http://127.0.0.1:{port}"
     try:
         assert proc.stdout is not None
-        said = [proc.stdout.readline() for _ in range(2)]
+        said = [proc.stdout.readline() for _ in range(3)]
         assert "the admin PIN is" in said[0]  # first start: the PIN, once
-        assert f"{base}/api/docs" in said[1]  # and where to look
+        # the demo's own die sets, apart from an owner's
+        assert "taught the die sets demo-red-d20, demo-red-d5 from renders" in said[1]
+        assert str(tmp_path / "demo" / "diesets") in said[1]
+        assert f"{base}/api/docs" in said[2]  # and where to look
 
         def resolved_by_both() -> bool:
             try:
                 throws = _get(f"{base}/api/throws?limit=200")
             except OSError:
                 return False
-            fed = {d["source"] for t in throws if t["check"] for d in t["dice"]}
-            return {"camera", "tower:demo-tower"} <= fed
+            fed = {(d["source"], d["die"]) for t in throws if t["check"] for d in t["dice"]}
+            numbered = {("camera", "d20"), ("camera", "d5")} & fed  # read by the demo's sets
+            return {source for source, _ in fed} >= {"camera", "tower:demo-tower"} and bool(
+                numbered
+            )
 
         _wait(resolved_by_both, 60)
 
