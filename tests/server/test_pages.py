@@ -309,16 +309,24 @@ def test_teaching_on_the_devices_page_needs_the_pin_and_a_throw(base: str, brows
     expect(page.locator("#settings")).to_contain_text("127.0.0.1")
 
 
+def _admin_and_die_sets(data: Path) -> tuple[Any, Any]:
+    """The admin PIN (PIN) and the die sets' store of a service keeping its data in ``data``."""
+    from server.admin import AdminPin
+    from server.diesets import DieSetStore
+
+    admin = AdminPin(data)
+    admin.set(PIN)
+    return admin, DieSetStore(data)
+
+
 def test_a_face_taught_on_the_devices_page_shows_the_photo_it_was_taught_from(
     browser: object, tmp_path: Path
 ) -> None:
     import numpy as np
     from playwright.sync_api import Browser, expect
 
-    from server.admin import AdminPin
     from server.app import create_app
     from server.camera import CameraSource
-    from server.diesets import DieSetStore
     from server.ledger import Ledger
     from server.table import Table
     from vision.frames import Replay
@@ -326,9 +334,7 @@ def test_a_face_taught_on_the_devices_page_shows_the_photo_it_was_taught_from(
     from vision.render import PALETTE, ThrowSpec, render_throw
 
     assert isinstance(browser, Browser)
-    admin = AdminPin(tmp_path)
-    admin.set(PIN)
-    store = DieSetStore(tmp_path)
+    admin, store = _admin_and_die_sets(tmp_path)
     spec = ThrowSpec(dice=("d5",), values=(3,), perspective=0.0, looks=(PALETTE[2],))
     with Ledger(tmp_path) as ledger:
         table = Table(ledger)
@@ -356,17 +362,13 @@ def test_a_face_taught_by_mistake_is_forgotten_and_a_set_removed_on_the_devices_
 ) -> None:
     from playwright.sync_api import Browser, expect
 
-    from server.admin import AdminPin
     from server.app import create_app
-    from server.diesets import DieSetStore
     from server.ledger import Ledger
     from server.table import Table
     from vision.teach_synthetic import taught_from_renders
 
     assert isinstance(browser, Browser)
-    admin = AdminPin(tmp_path)
-    admin.set(PIN)
-    store = DieSetStore(tmp_path)
+    admin, store = _admin_and_die_sets(tmp_path)
     store.save(taught_from_renders("d10", 2, "red-d10"))
     spoilt = store.path("old-d20")
     spoilt.mkdir(parents=True)
