@@ -33,6 +33,7 @@ from vision.frames import CameraError, Frame, FrameSource
 from vision.pixels import FrameError, as_bgr8
 from vision.reader import (
     LOOKS_AGAIN,
+    NUMBERED_KIND,
     NUMBERED_UNTAUGHT,
     DiceReader,
     DieReading,
@@ -252,7 +253,6 @@ class CameraSource:
             self._table.source_event(self.name, "collected", {"detail": said})
             return ThrowReading((), 0.0, "collecting faces to teach")
         again, self._again = self._again, False
-        self._check_untaught()
         die = self.expected_die()
         tray = self._empty_tray(image)
         leans = self._leans.setdefault(die, deque(maxlen=LEANS_KEPT))
@@ -260,6 +260,7 @@ class CameraSource:
         result = self._reader.read(image, die, tray, earlier, list(leans))
         if die == "any":  # a numbered die no taught set reads: the person types its face
             result = self._as_untaught(result)
+            self._check_untaught(result)
         leans.extend(d.lean for d in result.dice if d.lean is not None)
         self._check_slant(leans)
         self._check_focus(image, result)
@@ -336,16 +337,18 @@ class CameraSource:
             d for d in self._table.needs() if d not in PIP_DICE and d not in self._reader.diesets
         ]
 
-    def _check_untaught(self) -> None:
-        """Say once a run for each numbered die a check waits for that no taught set reads:
-        the camera names such dice "numbered" and leaves them to be entered by hand."""
-        for need in self._untaught():
-            if need in self._told_untaught:
+    def _check_untaught(self, result: ThrowReading) -> None:
+        """Say once a run for each numbered die a check waits for that no taught set reads,
+        when the camera sees one: it leaves such dice to be typed by hand.  Not before one
+        is seen: the check may be fed by a tower that throws that die (the demo's d10s)."""
+        for need in dict.fromkeys(d.die for d in result.dice if d.problem == NUMBERED_UNTAUGHT):
+            if need in self._told_untaught or need == NUMBERED_KIND:
                 continue
             self._told_untaught.add(need)
             self._table.source_event(self.name, "notice", {"detail": (
                 f"a check waits for {need}s: the camera reads {need}s once a {need} set is "
-                "taught on the Devices page; till then enter them by hand")})  # fmt: skip
+                "taught on the Devices page; till then type their faces on the Table page"
+            )})  # fmt: skip
 
     def _check_slant(self, leans: Sequence[tuple[float, float]]) -> None:
         """Say once a run when the dice read tell that the camera looks at a slant: it

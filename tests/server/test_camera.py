@@ -143,7 +143,7 @@ def test_a_die_set_spoilt_on_disk_is_left_out_and_the_other_dice_are_read(
     ledger.close()
 
 
-def test_numbered_dice_no_set_reads_are_typed_by_a_person_and_said_once(
+def test_numbered_dice_no_set_reads_are_typed_by_a_person_and_said_once_one_is_seen(
     tmp_path: Path,
 ) -> None:
     rng = np.random.default_rng(15)
@@ -152,6 +152,9 @@ def test_numbered_dice_no_set_reads_are_typed_by_a_person_and_said_once(
     check = table.create("decibel", {"pool": 2, "target": 10})  # waits for two d20s
     camera = CameraSource("camera", Replay([]), DiceReader(), table, diesets=store)
     spec = ThrowSpec(dice=("d20", "d20"), perspective=0.0, looks=(PALETTE[2],), touching=0.0)
+    camera.read_throw(render_throw(ThrowSpec(dice=("d6",)), rng).image)
+    # no numbered die seen yet: nothing said (a tower may throw the d20s the check waits for)
+    assert not [e for e in events if e.get("event") == "notice"]
     named = []
     for _ in range(3):
         result = camera.read_throw(render_throw(spec, rng).image)
@@ -161,7 +164,7 @@ def test_numbered_dice_no_set_reads_are_typed_by_a_person_and_said_once(
     assert all(d.die == "d20" and d.advice.startswith("type the face the ") for d in named)
     said = [e["detail"] for e in events if e.get("event") == "notice"]
     assert said == ["a check waits for d20s: the camera reads d20s once a d20 set is taught on "
-                    "the Devices page; till then enter them by hand"]  # fmt: skip
+                    "the Devices page; till then type their faces on the Table page"]  # fmt: skip
     assert table.get(check["id"])["status"] != "resolved"  # a d6 reading never feeds it
     rows = [e["row"] for e in events if e.get("type") == "uncertain" and e.get("die") == "d20"]
     confirm_unsure(table, rows[0], 14)  # a person types what the two d20s show
