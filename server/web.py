@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import argparse
 from pathlib import Path
-from typing import Any
+from typing import Any, NoReturn
 
 from fastapi import FastAPI, HTTPException
 from fastapi.responses import FileResponse, HTMLResponse
@@ -37,8 +37,17 @@ class OddsQuery(BaseModel):
     params: dict[str, Any] = Field(default_factory=dict, description="named as in odds")
 
 
+class _Refusing(argparse.ArgumentParser):
+    """An options parser that raises what is wrong instead of printing usage and exiting
+    (Python 3.11's ``exit_on_error=False`` still exits on a missing required option, and
+    the page then showed "dphi: 2")."""
+
+    def error(self, message: str) -> NoReturn:
+        raise ValueError(message)
+
+
 def _parser(system: str) -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(prog=f"odds {system}", add_help=False, exit_on_error=False)
+    parser = _Refusing(prog=f"odds {system}", add_help=False, exit_on_error=False)
     odds.load(system).add_arguments(parser)
     return parser
 
@@ -86,7 +95,7 @@ def odds_for(system: str, params: dict[str, Any]) -> dict[str, Any]:
             argv += [flag, str(value)]
     try:
         args = parser.parse_args(argv)
-    except (argparse.ArgumentError, SystemExit) as err:
+    except (argparse.ArgumentError, ValueError) as err:
         raise ValueError(f"{system}: {err}") from None
     report = odds.load(system).compute(args)
     return {**odds.to_json(report), "success_from": report.success_from}

@@ -36,6 +36,13 @@ function preview() {
   clearTimeout(previewTimer);
   previewTimer = setTimeout(async () => {
     const odds = document.getElementById("odds"), error = document.getElementById("form-error");
+    const empty = [...document.querySelectorAll("#fields [required]")].filter((x) => x.value === "");
+    if (empty.length) {  // a form just opened is not an error: say what the odds wait for
+      odds.textContent = `Give the ${empty.map((x) => x.name.replaceAll("_", " ")).join(" and ")} to see the odds.`;
+      document.getElementById("chart").replaceChildren();
+      error.textContent = "";
+      return;
+    }
     try {
       const r = await api("/api/odds", { method: "POST", body: { system: document.getElementById("system").value, params: params() } });
       odds.textContent = `${r.description}: ${percent(r.probability)}${r.exact ? ` (exactly ${r.exact})` : ""}`;

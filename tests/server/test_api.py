@@ -58,6 +58,11 @@ def test_bad_input_gets_a_4xx_that_says_why(client: TestClient) -> None:
     assert wrong.status_code == 400 and "needs a d6" in wrong.json()["detail"]
     assert client.post(url, json={"dice": []}).status_code == 422
     assert client.get("/api/throws?limit=0").status_code == 422
+    missing = client.post("/api/odds", json={"system": "dphi", "params": {}})
+    assert missing.status_code == 422  # a required option missing is named (was "dphi: 2")
+    assert missing.json()["detail"] == "dphi: the following arguments are required: --might"
+    typo = client.post("/api/odds", json={"system": "dphi", "params": {"might": "x"}})
+    assert typo.status_code == 422 and "invalid float value: 'x'" in typo.json()["detail"]
     # nothing refused was recorded, and the check is untouched
     assert client.get("/api/throws").json() == []
     assert client.get(f"/api/checks/{check['id']}").json()["readings"] == 0

@@ -129,6 +129,8 @@ def test_a_check_set_up_and_entered_by_hand_shows_live_on_the_kiosk(
     expect(kiosk.locator("#live")).to_have_text("live")
     table.goto(base)
     table.select_option("#system", "dphi")
+    expect(table.locator("#odds")).to_have_text("Give the might to see the odds.")
+    expect(table.locator("#form-error")).to_be_empty()  # an empty form is no error
     table.fill("#p-might", "0.5")
     expect(table.locator("#odds")).to_contain_text("52.49%")  # the exact odds before throwing
     expect(table.locator("#chart svg polygon.hit")).to_be_attached()  # dφ's curve, shaded
