@@ -107,6 +107,11 @@ def create_app(
         except (ValueError, TypeError, ArithmeticError) as err:
             raise HTTPException(status_code=422, detail=str(err)) from None
 
+    @app.get("/api/checks")
+    def waiting_checks() -> list[dict[str, Any]]:
+        """The checks still waiting for dice, oldest first."""
+        return table.waiting()
+
     @app.get("/api/checks/{check_id}")
     def get_check(check_id: str) -> dict[str, Any]:
         try:

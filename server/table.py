@@ -97,6 +97,13 @@ class Table:
     def get(self, check_id: str) -> dict[str, Any]:
         return self._active(check_id).to_dict()
 
+    def waiting(self) -> list[dict[str, Any]]:
+        """The checks still waiting for dice, oldest first: what a page opened (or reloaded)
+        mid-game shows, wherever they were set up."""
+        with self._lock:
+            active = list(self._checks.values())
+        return [a.to_dict() for a in active if a.check.need() is not None]
+
     def _active(self, check_id: str) -> ActiveCheck:
         with self._lock:
             if check_id not in self._checks:

@@ -1,6 +1,7 @@
 "use strict";
 let systems = {};
 const cards = new Map();
+const KEEP_RESOLVED = 12;  // resolved checks kept on the page (the History page has them all)
 
 function params() {
   const out = {};
@@ -93,6 +94,11 @@ function update(check) {
     cards.set(check.id, card);
     document.getElementById("checks").prepend(card);
   }
+  card.classList.toggle("resolved", check.status === "resolved");
+  const resolved = [...cards.values()].filter((c) => c.classList.contains("resolved"));
+  for (const old of resolved.slice(0, Math.max(0, resolved.length - KEEP_RESOLVED))) {
+    cards.delete(old.dataset.check); old.remove();  // a long game: the oldest outcomes go
+  }
   // the reply to a POST and the WebSocket event carry the same state: drawing it twice
   // would wipe a die someone started typing in between
   const { type, ...shown } = check;  // an event says "type": the state is the rest
@@ -160,7 +166,8 @@ function unsure(event) {
 let hasCamera = false;  // the "read the tray again" button only where a camera is
 async function start() {
   // the form first (people start typing at once); whether there is a camera comes with it
-  const [known, health] = await Promise.all([api("/api/systems"), api("/api/health")]);
+  const [known, health, waiting] = await Promise.all(
+    [api("/api/systems"), api("/api/health"), api("/api/checks")]);
   systems = known;
   hasCamera = Boolean(health.camera);
   const select = document.getElementById("system");
@@ -168,6 +175,9 @@ async function start() {
   select.addEventListener("change", buildFields);
   document.getElementById("fields").addEventListener("input", preview);
   buildFields();
+  // checks waiting at the table, wherever they were set up (this page before a reload,
+  // another screen, the demo), before any new one: the newest on top
+  for (const check of waiting) update(check);
   document.getElementById("check-form").addEventListener("submit", async (ev) => {
     ev.preventDefault();
     const error = document.getElementById("form-error");
@@ -179,7 +189,8 @@ async function start() {
     } catch (e) { error.textContent = e.message; }
   });
   listen((event) => {
-    if (event.type === "check" && cards.has(event.id)) update(event);
+    // a check set up elsewhere joins the page; one resolved before it was seen does not
+    if (event.type === "check" && (cards.has(event.id) || event.status !== "resolved")) update(event);
     if (event.type === "uncertain" && event.row) unsure(event);
   },
          (state) => { document.getElementById("live").textContent = state; });

@@ -42,6 +42,18 @@ def test_a_check_from_creation_to_resolution(client: TestClient) -> None:
     assert [t["dice"][0]["face"] for t in throws] == [8, 4]  # newest first
 
 
+def test_the_checks_still_waiting_are_listed_oldest_first(client: TestClient) -> None:
+    made = [
+        client.post("/api/checks", json={"system": "dphi", "params": {"might": m}}).json()
+        for m in (0.1, 0.2, 0.3)
+    ]
+    client.post(f"/api/checks/{made[1]['id']}/dice", json={"dice": [{"die": "d10", "value": 4}]})
+    client.post(f"/api/checks/{made[1]['id']}/dice", json={"dice": [{"die": "d10", "value": 8}]})
+    waiting = client.get("/api/checks").json()
+    assert [c["id"] for c in waiting] == [made[0]["id"], made[2]["id"]]  # the resolved one left
+    assert waiting[0] == client.get(f"/api/checks/{made[0]['id']}").json()
+
+
 def test_bad_input_gets_a_4xx_that_says_why(client: TestClient) -> None:
     assert client.post("/api/checks", json={"system": "d8pool", "params": {}}).status_code == 422
     bad = client.post("/api/checks", json={"system": "d6pool", "params": {"levle": 3}})

@@ -151,6 +151,41 @@ def test_a_check_set_up_and_entered_by_hand_shows_live_on_the_kiosk(
     table.screenshot(path=str(SHOTS / "table-resolved.png"), full_page=True)
 
 
+def test_a_check_set_up_elsewhere_shows_and_stays_after_a_reload(
+    base: str, browser: object
+) -> None:
+    import json
+
+    from playwright.sync_api import Browser, expect
+
+    assert isinstance(browser, Browser)
+    page = browser.new_page()
+    page.goto(base)
+    expect(page.locator("#p-might")).to_be_attached()  # the page is up
+
+    def post(path: str, body: dict[str, Any]) -> dict[str, Any]:  # another screen at the table
+        request = urllib.request.Request(
+            f"{base}{path}", method="POST", headers={"Content-Type": "application/json"},
+            data=json.dumps(body).encode(),
+        )  # fmt: skip
+        with urllib.request.urlopen(request, timeout=5) as reply:
+            return dict(json.loads(reply.read()))
+
+    check = post("/api/checks", {"system": "d6pool", "params": {"level": 1, "difficulty": 1}})
+    card = page.locator(f"article.card[data-check='{check['id']}']")
+    expect(card.locator(".prompt")).to_have_text("throw 1 d6")
+    page.reload()  # waiting checks are still there after a reload, dice can go in
+    card.get_by_label("d6 number 1").fill("2")  # no explosion: resolved
+    card.get_by_role("button", name="Enter dice").click()
+    expect(card.locator(".outcome")).to_be_visible()
+    for _ in range(13):  # a long game: the page keeps the latest 12 outcomes
+        more = post("/api/checks", {"system": "d6pool", "params": {"level": 1, "difficulty": 1}})
+        post(f"/api/checks/{more['id']}/dice", {"dice": [{"die": "d6", "value": 2}]})
+        expect(page.locator(f"article.card[data-check='{more['id']}'] .outcome")).to_be_visible()
+    expect(page.locator("article.card.resolved")).to_have_count(12)
+    expect(card).to_have_count(0)  # the oldest outcome went
+
+
 def test_bad_input_on_the_page_says_what_is_wrong(base: str, browser: object) -> None:
     from playwright.sync_api import Browser, expect
 
