@@ -114,10 +114,13 @@ def create_app(
 
     @app.get("/api/checks/{check_id}")
     def get_check(check_id: str) -> dict[str, Any]:
+        """A check; the service keeps the newest 500 resolved ones (all are in the ledger)."""
         try:
             return table.get(check_id)
         except UnknownCheck:
-            raise HTTPException(status_code=404, detail=f"no check {check_id}") from None
+            raise HTTPException(status_code=404, detail=(
+                f"no check {check_id} (one resolved long ago is in the ledger only: /history, "
+                "GET /api/export)")) from None  # fmt: skip
 
     @app.post("/api/checks/{check_id}/dice")
     def add_dice(check_id: str, body: Dice) -> dict[str, Any]:

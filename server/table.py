@@ -46,7 +46,11 @@ class Table:
         ledger: Ledger,
         registry: DiceRegistry | None = None,
         rng: random.Random | None = None,
+        keep_resolved: int = 500,
     ) -> None:
+        """``keep_resolved``: the resolved checks kept in memory (the newest; every one is in
+        the ledger): a kiosk runs for weeks, and each reading looks through the checks."""
+        self._keep_resolved = keep_resolved
         # the virtual source's dice: the operating system's randomness unless one is given
         self._rng = rng if rng is not None else random.SystemRandom()
         self._ledger = ledger
@@ -104,6 +108,12 @@ class Table:
             active = list(self._checks.values())
         return [a.to_dict() for a in active if a.check.need() is not None]
 
+    def _forget_old_resolved(self) -> None:
+        with self._lock:
+            resolved = [k for k, a in self._checks.items() if a.check.need() is None]
+            for old in resolved[: max(0, len(resolved) - self._keep_resolved)]:
+                del self._checks[old]  # dicts keep creation order: the oldest go
+
     def _active(self, check_id: str) -> ActiveCheck:
         with self._lock:
             if check_id not in self._checks:
@@ -131,6 +141,7 @@ class Table:
         state = active.to_dict()
         if state["status"] == "resolved":
             self._ledger.append("resolution", {"check": check_id, **state})
+            self._forget_old_resolved()
         self._announce({"type": "check", **state})
         return state
 

@@ -171,6 +171,25 @@ def test_serve_tells_systemd_it_is_ready(tmp_path: Path) -> None:
             proc.wait(timeout=10)
 
 
+def test_only_the_newest_resolved_checks_stay_in_memory(tmp_path: Path) -> None:
+    from server.table import UnknownCheck
+
+    with Ledger(tmp_path) as ledger:
+        table = Table(ledger, keep_resolved=2)
+        oldest_waiting = table.create("dphi", {"might": 0.5})["id"]
+        made = [table.create("d6pool", {"level": 1, "difficulty": 1})["id"] for _ in range(4)]
+        for check in made:
+            while table.roll_virtual(check)["status"] != "resolved":
+                pass  # a 5 or 6 explodes: throw again
+        for gone in made[:2]:
+            with pytest.raises(UnknownCheck):
+                table.get(gone)
+        assert [table.get(c)["status"] for c in made[2:]] == ["resolved", "resolved"]
+        assert [c["id"] for c in table.waiting()] == [oldest_waiting]  # waiting ones stay
+        resolutions = [e.body["check"] for e in ledger.entries(kind="resolution")]
+        assert resolutions == made  # every one is still in the ledger
+
+
 def test_tower_readings_feed_the_oldest_waiting_check(tmp_path: Path) -> None:
     from mechanics.reading import Reading
 
