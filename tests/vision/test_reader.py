@@ -12,6 +12,7 @@ import numpy as np
 import pytest
 
 from dicebridge.cli import main
+from tests.vision import needs_photos
 from vision.faces import MODELS, FaceClassifier, ModelError
 from vision.finder import DieFinder
 from vision.frames import CameraError, ImageFolder, OpenCVCapture, Picamera2Source, Replay
@@ -411,6 +412,59 @@ def test_a_numbered_die_among_pip_dice_is_named_not_read_as_a_pip_face(
     assert pips_right >= 44, pips_right
     assert said == {"out of the tray"}  # "take the red die out of the tray: it is a numbered…"
     assert kinds == {"numbered"}  # not the d6 it was thrown among: no d6 face can be given it
+
+
+@needs_photos
+@pytest.mark.parametrize(
+    ("photo_set", "split", "accuracy", "error"),
+    [("byler_d6", "held_out", 0.97, 0.01), ("skovy_d6", "all", 0.97, None)],
+)
+def test_the_photo_sets_meet_the_issues_targets(
+    photo_set: str,
+    split: str,
+    accuracy: float,
+    error: float | None,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    from vision.datasets import shared_photos
+
+    photos = shared_photos()
+    assert photos is not None
+    folder = str(photos / photo_set)
+    assert main(["vision", "eval", folder, "--split", split, "--json"]) == 0
+    out = json.loads(capsys.readouterr().out)
+    # measured (docs/vision.md): byler held-out 0.976 at 0.93% (742 of 760 right, 7 wrong);
+    # skovy 151 of 151
+    assert out["per_die_accuracy"] >= accuracy, out
+    if error is not None:
+        assert out["error_rate_answered"] <= error, out
+
+
+@needs_photos
+def test_real_numbered_dice_among_pip_dice_are_never_read_a_sure_pip_face(
+    reader: DiceReader,
+) -> None:
+    from vision.datasets import read_dataset, shared_photos
+
+    photos = shared_photos()
+    assert photos is not None
+    folder = photos / "burks_polyhedral"
+    tray = cv2.imread(str(folder / "images" / "background_1.jpg"))
+    sure, asked = [], 0
+    for item in read_dataset(folder):
+        if item.die_type not in ("d10", "d20"):
+            continue  # (a numeral d6 is a d6: its numeral read as pips is another matter)
+        photo = cv2.imread(str(item.path))
+        assert photo is not None
+        for die in ("d6", "any"):  # a d6 pool waits, or nothing does
+            result = reader.read(photo, die, tray)
+            sure += [(item.path.name, die, d.value) for d in result.certain]
+            asked += len(result.uncertain)
+    # measured: 5 of these 30 real d10s and d20s (9 of 60 reads) were read a sure pip face
+    # (d6: 2 or 6 at 0.72-0.83) while the network gave cocked and numbered together 0.31-0.49
+    # (none 0.5 alone); with a face never surer than 1 minus that, none
+    assert sure == [], sure
+    assert asked >= 60  # each is still there, asked (cocked, numbered, confirm, re-throw)
 
 
 def test_a_numbered_die_photographed_alone_is_named_as_one(reader: DiceReader) -> None:
