@@ -301,7 +301,17 @@ class DiceReader:
                 problem = BLUR  # a blank face, or pips blurred away: not told apart
             if problem == NUMBERED_DIE and sharpness(image, f.box) < BLURRED:
                 problem, conf = "", 0.0  # pips blurred into a blob are no numeral: unread
-            elif problem == NUMBERED_DIE and die == "any":
+            elif (problem in ("", "cocked") and conf < self.sure) or (
+                problem == NUMBERED_DIE and die == "any"
+            ):
+                # perhaps one of the owner's taught numbered dice: read by its set where no
+                # pip die was expected, else named, to be taken out (not "re-throw the d6")
+                taught = self._taught_die(image, f.box)
+                if taught is not None and die == "any":
+                    dice.append(self._numbered_reading(image, f.box, *taught, cut=False))
+                    continue
+                problem = NUMBERED_DIE if taught is not None else problem
+            if problem == NUMBERED_DIE and die == "any":
                 problem = NUMBERED_UNTAUGHT  # not a stray: a die no taught set reads yet
             reading = self._die_reading(
                 image, f.box, kind, value, conf, crop, problem, f.new_at_edge or None,
@@ -452,6 +462,24 @@ class DiceReader:
             runner_up=match.runner_up,
         )  # fmt: skip
         return replace(reading, lean=_telling_lean(match, cut))
+
+    def _taught_die(
+        self, image: np.ndarray, box: tuple[float, float, float, float]
+    ) -> tuple[DieSet | DieSets, FaceMatch] | None:
+        """The taught set that reads the die at ``box`` surely (its own colour, its numeral
+        where a flat die has it, whole in the frame), and what it reads: a d20 among pip
+        dice that the face network calls cocked or is unsure of is then a numbered die,
+        not "re-throw the red d6" (it called 14 of burks' 20 real d20s cocked)."""
+        for dieset in self.diesets.values():
+            if dieset.die == "d6_numeral":
+                continue  # a numeral d6 is a d6 (the face network reads its numerals)
+            match = dieset.read(image, box)
+            if (
+                match.seen and match.confidence >= self.sure and not match.cut
+                and not (match.foreign or match.untold or match.leaning)
+            ):  # fmt: skip
+                return dieset, match
+        return None
 
     def _pips(self, image: np.ndarray, box: tuple[float, float, float, float]) -> bool:
         """Whether the face network surely sees a pip die's face (d6 or dF) at ``box``: a

@@ -797,3 +797,65 @@ def test_a_pip_die_among_numbered_ones_is_not_of_the_set_not_confirm_a_numeral()
     # at a low guess, 2 read a sure face; no numbered die of those or of 864 rendered ones
     assert told["pip", FOREIGN] >= 5, told
     assert told["numbered", FOREIGN] == 0, told
+
+
+@needs_photos
+def test_a_taught_numbered_die_among_pip_dice_is_named_not_called_cocked(tmp_path: Path) -> None:
+    """The face network calls most real d20s cocked (14 of burks' 20): where the owner's
+    set reads such a die surely, it is a numbered die to take out, not a d6 to re-throw."""
+    assert PHOTOS is not None
+    folder = PHOTOS / "burks_polyhedral"
+    tray_path = folder / "images" / "background_1.jpg"
+    reader = DiceReader()
+    for die in ("d10", "d20"):
+        code = main(["vision", "teach", str(tmp_path / die), "--die", die,
+                     "--from-labels", str(folder), "--empty-tray", str(tray_path)])  # fmt: skip
+        assert code == 0
+        reader.add_dieset(DieSet.load(tmp_path / die))
+    tray = cv2.imread(str(tray_path))
+    assert tray is not None
+    rng = np.random.default_rng(100)
+    seen: Counter[str] = Counter()
+    unexpected: Counter[str] = Counter()  # no check waits: read as any die
+    for item in read_dataset(folder):
+        if item.die_type not in ("d10", "d20"):
+            continue
+        photo = cv2.imread(str(item.path))
+        assert photo is not None
+        moved, moved_tray = perturb(photo, tray, rng)  # the camera moved since teaching
+        for image, empty in ((photo, tray), (moved, moved_tray)):
+            for d in reader.read(image, "d6", empty).dice:
+                seen[d.problem or ("sure" if not d.uncertain else "unsure")] += 1
+            for d in reader.read(image, "any", empty).certain:  # read by its own set
+                unexpected["right" if (d.die, d.value) == (item.die_type, item.values[0])
+                           else "wrong"] += 1  # fmt: skip
+    # measured (60 dice: as taken, and perturbed with seed 100): 53 "numbered die", 8 cocked,
+    # 4 cut by the edge (the tower's parts), none sure; without the sets, as taken, 3 of the
+    # 30 named "numbered die" and 14 d20s "cocked" ("re-throw the red d6")
+    assert seen["sure"] == 0, seen
+    assert seen["numbered die"] >= 48 and seen["cocked"] <= 10, seen
+    # with no pip die expected, a die its set reads surely is read (measured: 55 of the 60
+    # right, none wrong; before: "enter the red die by hand ... read by the camera once its
+    # set is taught", though it was, or "re-throw the red d6")
+    assert unexpected["wrong"] == 0 and unexpected["right"] >= 48, unexpected
+
+
+def test_pip_dice_are_not_named_numbered_for_a_set_of_their_colour() -> None:
+    """A taught set is asked only of pip dice the face network is unsure of, and names one
+    only when it reads it surely: flat and cocked d6s and dFs of the sets' own colour stay
+    as they were read without the sets."""
+    plain, taught = DiceReader(), DiceReader()
+    for die in ("d5", "d10", "d20"):
+        taught.add_dieset(taught_from_renders(die, 2, design=0))
+    rng = np.random.default_rng(32)
+    changed, dice = [], 0
+    for pip in ("d6", "dF"):
+        for _ in range(6):
+            spec = ThrowSpec(dice=(pip,) * 3, looks=(PALETTE[2],), cocked=0.5)
+            image = render_throw(spec, rng).image
+            for a, b in zip(plain.read(image, pip).dice, taught.read(image, pip).dice, strict=True):
+                dice += 1
+                if (a.value, a.uncertain, a.problem) != (b.value, b.uncertain, b.problem):
+                    changed.append((a.problem, b.problem))
+    # measured: 578 such dice in four looks, flat and cocked, none changed
+    assert dice >= 30 and changed == [], changed
