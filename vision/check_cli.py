@@ -75,10 +75,11 @@ def run_check(args: argparse.Namespace) -> int:
     if args.json:
         print(json.dumps(result.to_dict()))
     else:
-        fps = "—" if result.fps is None else f"{result.fps:.1f}"
+        frames_said = "1 frame" if result.frames == 1 else f"{result.frames} frames"
+        fps = "" if result.fps is None else f", {result.fps:.1f} a second"
         across = "—" if result.die_px is None else f"{result.die_px:.0f} px"
-        print(f"{args.camera}: {result.width} x {result.height}, {result.frames} frames, "
-              f"{fps} a second; brightest {result.brightest:.0f} of 255; "
+        print(f"{args.camera}: {result.width} x {result.height}, {frames_said}"
+              f"{fps}; brightest {result.brightest:.0f} of 255; "
               f"unsteady {result.unsteady:.2%}; dice {result.dice} ({result.unsure} unsure), "
               f"{across} across")  # fmt: skip
         for line in result.advice or ("nothing to change: the camera is set up well",):

@@ -108,6 +108,9 @@ def test_the_command_checks_a_folder_of_frames(
     assert main(["vision", "check", str(tmp_path)]) == 0
     out = capsys.readouterr().out
     assert "640 x 640, 4 frames" in out and "nothing to change" in out
+    assert main(["vision", "check", str(tmp_path / "0.png")]) in (0, 1)  # one picture
+    out = capsys.readouterr().out  # no frames a second to tell (was "1 frames, — a second")
+    assert "640 x 640, 1 frame; brightest" in out, out
     assert main(["vision", "check", str(tmp_path / "missing.avi")]) == 2
     assert "cannot open camera" in capsys.readouterr().err
 
