@@ -179,9 +179,13 @@ class CameraSource:
         return None
 
     def _use(self, frame: Frame) -> None:
-        frame = Frame(as_bgr8(frame.image), frame.at, frame.name)
+        frame = Frame(as_bgr8(frame.image), frame.at, frame.name, frame.still)
         self._latest = frame
         self._stamps.append(frame.at)
+        if frame.still:  # a photograph of a throw (a folder's): settled already
+            self._stills.clear()
+            self.read_throw(frame.image)
+            return
         state = self._settle.feed(frame)
         if state.moving:
             self._stills.clear()

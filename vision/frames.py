@@ -30,8 +30,10 @@ class CameraError(RuntimeError):
 @dataclass(frozen=True)
 class Frame:
     image: np.ndarray  # H×W×3 BGR uint8
-    at: float  # seconds (a monotonic clock), when it was taken
+    at: float  # seconds (a monotonic clock, or a video file's own), when it was taken
     name: str = ""  # a file name, when it came from one
+    still: bool = False  # a photograph on its own (a folder's): one settled throw as it is,
+    # not a frame of a film whose dice must first be seen to stop
 
 
 class FrameSource(Protocol):
@@ -74,33 +76,48 @@ class OpenCVCapture:
         for _ in range(MISSES):
             ok, image = self._capture.read()
             if ok and image is not None:
-                return Frame(image, self._clock(), str(self._device))
+                at = self._clock() if self.live else self._film_time()
+                return Frame(image, at, str(self._device))
             if not self.live:
                 return None  # the end of the file
             time.sleep(0.1)
         raise CameraError(f"camera {self._device!r} stopped delivering frames")
+
+    def _film_time(self) -> float:
+        """When the frame just read was filmed, seconds into the file: a file is decoded
+        far faster than it was filmed, and a throw must be still for that long in the
+        film, not while it is decoded (by the clock, a recorded throw never settled)."""
+        ms = self._capture.get(cv2.CAP_PROP_POS_MSEC)
+        index = self._capture.get(cv2.CAP_PROP_POS_FRAMES)
+        fps = self._capture.get(cv2.CAP_PROP_FPS)
+        if ms <= 0 and index > 1:  # a container that keeps no times: count frames
+            return (index - 1) / fps if fps > 0 else self._clock()
+        return ms / 1000
 
     def close(self) -> None:
         self._capture.release()
 
 
 class ImageFolder:
-    """Every image in a folder, in name order: one frame each."""
+    """Every image in a folder (or one picture), in name order: each a photograph of one
+    settled throw (``Frame.still``), read as it is."""
 
     def __init__(self, folder: Path, clock: Callable[[], float] = time.monotonic) -> None:
         folder = Path(folder)
-        if not folder.is_dir():
+        if folder.is_file() and folder.suffix.lower() in IMAGE_SUFFIXES:
+            files = [folder]
+        elif folder.is_dir():
+            files = sorted(p for p in folder.iterdir() if p.suffix.lower() in IMAGE_SUFFIXES)
+        else:
             raise CameraError(f"{folder} is not a folder of images")
-        self._files = iter(
-            sorted(p for p in folder.iterdir() if p.suffix.lower() in IMAGE_SUFFIXES)
-        )
+        self._files = iter(files)
         self._clock = clock
 
     def read(self) -> Frame | None:
         for path in self._files:
             image = cv2.imread(str(path), cv2.IMREAD_COLOR)
             if image is not None:
-                return Frame(image, self._clock(), path.name)
+                return Frame(image, self._clock(), path.name, still=True)
         return None
 
     def close(self) -> None:
@@ -191,13 +208,14 @@ def is_live(spec: str) -> bool:
 
 
 def open_camera(spec: str, size: tuple[int, int] | None = None) -> FrameSource:
-    """A source from a setting: "picamera2", a webcam index ("0"), a folder, or a file / URL.
+    """A source from a setting: "picamera2", a webcam index ("0"), a folder or a picture, or
+    a video file / URL.
     ``size`` (width, height) asks a live camera for that resolution (a webcam may give
     the nearest it has); files and folders are what they are."""
     if spec == "picamera2":
         return Picamera2Source(*size) if size else Picamera2Source()
     if spec.isdigit():
         return OpenCVCapture(int(spec), *(size or (None, None)))
-    if Path(spec).is_dir():
-        return ImageFolder(Path(spec))
+    if Path(spec).is_dir() or Path(spec).suffix.lower() in IMAGE_SUFFIXES:
+        return ImageFolder(Path(spec))  # photographs, each a settled throw
     return OpenCVCapture(spec)

@@ -110,6 +110,41 @@ def test_a_fault_reading_a_throw_is_announced_and_the_camera_keeps_watching(
     assert events[-1]["detail"] == "no more frames"  # the thread ran to the end of the frames
 
 
+def test_a_recorded_film_and_a_folder_of_photographs_are_read_throw_by_throw(
+    tmp_path: Path,
+) -> None:
+    from vision.frames import ImageFolder, OpenCVCapture
+
+    rng = np.random.default_rng(16)
+    film = tmp_path / "throws.avi"
+    writer: cv2.VideoWriter | None = None
+    for _ in range(3):  # 10 frames a second: each throw moves 0.5 s, then lies 1.2 s still
+        for image, _still in render_settling(ThrowSpec(dice=("d6",) * 3), rng, 5, 12):
+            if writer is None:
+                size = (image.shape[1], image.shape[0])
+                writer = cv2.VideoWriter(str(film), cv2.VideoWriter.fourcc(*"MJPG"), 10, size)
+            writer.write(image)
+    assert writer is not None
+    writer.release()
+    photos = tmp_path / "photos"
+    photos.mkdir()
+    for k in range(4):  # a phone's pictures of four throws
+        cv2.imwrite(str(photos / f"{k}.png"), render_throw(ThrowSpec(dice=("d6",) * 2), rng).image)
+    for source, throws, dice in ((OpenCVCapture(str(film)), 3, 9), (ImageFolder(photos), 4, 8)):
+        ledger, table, events = _watched_table(tmp_path / str(throws))
+        camera = CameraSource("camera", source, DiceReader(), table)
+        camera.start()
+        _wait(lambda events=events: any(e.get("event") == "disconnected" for e in events))
+        camera.stop()
+        # each throw once (a film was decoded faster than filmed: by the clock none settled;
+        # a folder's photographs, each another throw, never held still: none was read)
+        assert camera.throws_read == throws, (source, camera.throws_read)
+        kept = sum(len(e.body["dice"]) for e in ledger.entries(kind="throw"))
+        kept += len(list(ledger.entries(kind="reading")))  # dice it was unsure of
+        assert kept == dice, kept  # every die of every throw is in the ledger
+        ledger.close()
+
+
 def test_a_die_set_spoilt_on_disk_is_left_out_and_the_other_dice_are_read(
     tmp_path: Path,
 ) -> None:

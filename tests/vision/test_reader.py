@@ -273,6 +273,9 @@ def test_frame_sources(tmp_path: Path) -> None:
     folder = ImageFolder(tmp_path)
     names = [folder.read() for _ in range(4)]
     assert [f.name for f in names if f] == ["0.png", "1.png", "2.png"] and names[3] is None
+    assert all(f.still for f in names if f)  # photographs: each a settled throw
+    one = ImageFolder(tmp_path / "1.png").read()  # a single picture is a folder of one
+    assert one is not None and one.still and one.name == "1.png"
     video = tmp_path / "throw.avi"
     writer = cv2.VideoWriter(str(video), cv2.VideoWriter.fourcc(*"MJPG"), 10, (60, 40))
     for image in images:
@@ -282,6 +285,9 @@ def test_frame_sources(tmp_path: Path) -> None:
     frames = [capture.read() for _ in range(4)]
     capture.close()
     assert sum(f is not None for f in frames) == 3 and frames[3] is None
+    # the film's own times (10 a second), not when they were decoded, and not still photos
+    assert [round(f.at, 3) for f in frames if f] == [0.0, 0.1, 0.2]
+    assert not any(f.still for f in frames if f)
     with pytest.raises(CameraError, match="cannot open camera"):
         OpenCVCapture(str(tmp_path / "missing.avi"))
     with pytest.raises(CameraError, match="picamera2"):
