@@ -121,6 +121,10 @@ def mount_web(app: FastAPI) -> None:
 
         return printable(system)
 
+    @app.get("/favicon.ico", include_in_schema=False)
+    def favicon() -> FileResponse:  # what a browser asks for where a page names no icon
+        return FileResponse(STATIC / "favicon.svg", media_type="image/svg+xml")
+
     for route, page in PAGES.items():
         app.add_api_route(route, _page(page), include_in_schema=False)
     app.mount("/static", StaticFiles(directory=STATIC), name="static")

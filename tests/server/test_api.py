@@ -26,6 +26,19 @@ def test_health(client: TestClient) -> None:
     assert reply.status_code == 200 and reply.json()["status"] == "ok"
 
 
+def test_every_page_has_its_icon(client: TestClient) -> None:
+    import re
+
+    from server.web import PAGES
+
+    icon = client.get("/favicon.ico")  # asked by a browser of a page that names none
+    assert icon.status_code == 200 and icon.headers["content-type"] == "image/svg+xml"
+    for route in PAGES:
+        named = re.findall(r'<link rel="icon" href="([^"]+)"', client.get(route).text)
+        assert len(named) == 1, route
+        assert client.get(named[0]).content == icon.content, route
+
+
 def test_a_check_from_creation_to_resolution(client: TestClient) -> None:
     reply = client.post("/api/checks", json={"system": "dphi", "params": {"might": 0.5}})
     assert reply.status_code == 201

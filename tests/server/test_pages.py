@@ -214,13 +214,21 @@ def test_history_lists_throws_and_every_page_is_served_locally(base: str, browse
     assert isinstance(browser, Browser)
     page = browser.new_page()
     outside: list[str] = []
+    failed: list[str] = []
     page.on("request", lambda r: outside.append(r.url) if not r.url.startswith(base) else None)
+    # (the API's own 404s say things, such as "no picture from the camera yet")
+    page.on(
+        "response",
+        lambda r: failed.append(r.url) if r.status >= 400 and "/api/" not in r.url else None,
+    )
     page.goto(f"{base}/history")
     expect(page.locator("#rows tr").first).to_be_attached()
     page.screenshot(path=str(SHOTS / "history.png"), full_page=True)
-    for path in ("/", "/kiosk"):
+    for path in ("/", "/kiosk", "/devices", "/tables", "/audit", "/tables/dphi"):
         page.goto(f"{base}{path}")
+        page.wait_for_load_state("networkidle")
     assert outside == []  # no CDN, no outside fonts
+    assert failed == []  # no script, style or icon a page loads is missing (the icon was a 404)
 
 
 def test_tables_and_audit_pages(base: str, browser: object) -> None:
