@@ -109,7 +109,7 @@ class ImageFolder:
         elif folder.is_dir():
             files = sorted(p for p in folder.iterdir() if p.suffix.lower() in IMAGE_SUFFIXES)
         else:
-            raise CameraError(f"{folder} is not a folder of images")
+            raise CameraError(f"{folder} is neither a picture nor a folder of pictures")
         self._files = iter(files)
         self._clock = clock
 
@@ -216,6 +216,8 @@ def open_camera(spec: str, size: tuple[int, int] | None = None) -> FrameSource:
         return Picamera2Source(*size) if size else Picamera2Source()
     if spec.isdigit():
         return OpenCVCapture(int(spec), *(size or (None, None)))
+    if is_live(spec):
+        return OpenCVCapture(spec)  # a stream (its address may end in .jpg)
     if Path(spec).is_dir() or Path(spec).suffix.lower() in IMAGE_SUFFIXES:
         return ImageFolder(Path(spec))  # photographs, each a settled throw
     return OpenCVCapture(spec)

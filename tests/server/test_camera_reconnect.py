@@ -121,3 +121,5 @@ def test_which_cameras_are_live_and_a_file_still_ends(tmp_path: Path) -> None:
     capture.close()
     with pytest.raises(CameraError, match="cannot open camera"):
         OpenCVCapture(f"http://127.0.0.1:{_free_port()}/nothing.mjpg")
+    with pytest.raises(CameraError, match="cannot open camera"):  # a stream, not a picture
+        open_camera(f"http://127.0.0.1:{_free_port()}/snapshot.jpg")

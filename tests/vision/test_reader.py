@@ -276,6 +276,8 @@ def test_frame_sources(tmp_path: Path) -> None:
     assert all(f.still for f in names if f)  # photographs: each a settled throw
     one = ImageFolder(tmp_path / "1.png").read()  # a single picture is a folder of one
     assert one is not None and one.still and one.name == "1.png"
+    with pytest.raises(CameraError, match="neither a picture nor a folder of pictures"):
+        ImageFolder(tmp_path / "gone.png")
     video = tmp_path / "throw.avi"
     writer = cv2.VideoWriter(str(video), cv2.VideoWriter.fourcc(*"MJPG"), 10, (60, 40))
     for image in images:
