@@ -15,9 +15,14 @@ function show(check) {
     detail.textContent = `${check.system}: ${percent(check.probability)} to succeed`;
   }
 }
+let heard = false;  // a check's news came: it is newer than what was waiting at the start
+// opened (or reloaded) mid-game: the newest check waiting for dice, till news comes
+api("/api/checks").then((waiting) => {
+  if (waiting.length && !heard) show(waiting[waiting.length - 1]);
+}).catch(() => {});
 listen((event) => {
   const picture = document.getElementById("unsure-picture");
-  if (event.type === "check") { show(event); picture.hidden = true; }
+  if (event.type === "check") { heard = true; show(event); picture.hidden = true; }
   if (event.type === "uncertain") {
     document.getElementById("prompt").textContent = event.advice || "";
     // which die it means, as the camera saw it (the players look for that one)

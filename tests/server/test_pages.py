@@ -174,6 +174,10 @@ def test_a_check_set_up_elsewhere_shows_and_stays_after_a_reload(
     check = post("/api/checks", {"system": "d6pool", "params": {"level": 1, "difficulty": 1}})
     card = page.locator(f"article.card[data-check='{check['id']}']")
     expect(card.locator(".prompt")).to_have_text("throw 1 d6")
+    kiosk = browser.new_page()  # a kiosk opened mid-game shows what the table waits for
+    kiosk.goto(f"{base}/kiosk")
+    expect(kiosk.locator("#prompt")).to_have_text("throw 1 d6")
+    kiosk.close()
     page.reload()  # waiting checks are still there after a reload, dice can go in
     card.get_by_label("d6 number 1").fill("2")  # no explosion: resolved
     card.get_by_role("button", name="Enter dice").click()
