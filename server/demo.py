@@ -136,7 +136,8 @@ class Director:
         self._thread = threading.Thread(target=self._run, name="demo-director", daemon=True)
 
     def top_up(self) -> None:
-        self._open = [c for c in self._open if self._table.get(c)["status"] != "resolved"]
+        waiting = {c["id"] for c in self._table.waiting()}  # (a long-resolved one is forgotten)
+        self._open = [c for c in self._open if c in waiting]
         while len(self._open) < self._waiting:
             system, params = next(self._next)
             self._open.append(self._table.create(system, params)["id"])

@@ -309,3 +309,18 @@ def test_parameters_past_any_table_are_refused_at_once(
 ) -> None:
     reply = client.post("/api/checks", json={"system": system, "params": params})
     assert reply.status_code == 422 and says in reply.json()["detail"]
+
+
+def test_the_demo_keeps_checks_waiting_however_many_were_resolved(tmp_path: Path) -> None:
+    from server.demo import Director
+
+    with Ledger(tmp_path) as ledger:
+        table = Table(ledger, keep_resolved=1)  # resolved checks soon forgotten
+        director = Director(table, waiting=2)
+        director.top_up()
+        for _ in range(6):  # every waiting check resolved, again and again
+            for check in table.waiting():
+                while table.roll_virtual(check["id"])["status"] != "resolved":
+                    pass
+            director.top_up()  # a forgotten check is not asked after (it raised UnknownCheck)
+            assert len(table.waiting()) == 2
