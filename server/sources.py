@@ -29,6 +29,23 @@ def _opener(tower: TowerConfig) -> Any:
     )
 
 
+def tower_news(event: TowerEvent) -> dict[str, str]:
+    """A tower's news for the table, its ``detail`` in words (the Devices page shows it
+    beside the event's name: "iam" alone told people nothing)."""
+    d = event.detail
+    news = {k: str(getattr(v, "die", v)) for k, v in d.items() if k != "slots"}
+    if event.kind == "iam":
+        dice = ", ".join(code.die for code in d.get("slots", ()))
+        firmware = ".".join(map(str, d.get("firmware", ())))
+        news["slots"] = dice
+        news["detail"] = f"tower {d.get('device_id', '?')}, firmware {firmware}, dice: {dice}"
+    elif event.kind == "rethrow":
+        news["detail"] = f"slot {d.get('slot', '?')}: {d.get('why', 'not read')}, throw it again"
+    elif event.kind == "fault":
+        news["detail"] = f"{d.get('code', 'fault')}: {d.get('detail', '')}".rstrip(": ")
+    return news
+
+
 def tower_fleet(towers: tuple[TowerConfig, ...], table: Table) -> TowerFleet:
     """A fleet whose readings and news go to the table (named by slot when configured)."""
     identities = {t.name: t.dice for t in towers}
@@ -43,7 +60,7 @@ def tower_fleet(towers: tuple[TowerConfig, ...], table: Table) -> TowerFleet:
         elif isinstance(event, Status):
             table.source_event(source, event.state, {"detail": event.detail})
         elif event.kind in ("rethrow", "fault", "iam"):
-            table.source_event(source, event.kind, {k: str(v) for k, v in event.detail.items()})
+            table.source_event(source, event.kind, tower_news(event))
 
     openers: dict[str, Any] = {t.name: _opener(t) for t in towers}
     return TowerFleet(openers, on_event)

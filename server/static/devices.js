@@ -1,6 +1,8 @@
 "use strict";
 // the headers of an admin request: the PIN typed at the top of the page
 const admin = () => ({ "content-type": "application/json", "X-Admin-PIN": document.getElementById("pin").value });
+// a source's news by name, in words (a tower's greeting is "iam" on the wire)
+const NEWS = { iam: "said who it is", rethrow: "throw again", "unknown-die": "a die not registered" };
 async function refresh() {
   const health = await api("/api/health");
   const details = health.source_details || {};
@@ -8,8 +10,9 @@ async function refresh() {
   document.getElementById("sources").replaceChildren(...names.map((name) => {
     const d = details[name] || {};
     return el("tr", {}, el("td", {}, name), el("td", {}, health.sources[name] || d.detail || "—"),
-      el("td", {}, d.since || "—"), el("td", {}, String(d.readings ?? 0)), el("td", {}, String(d.uncertain ?? 0)),
-      el("td", {}, d.last_event ? `${d.last_event}${d.detail ? ": " + d.detail : ""}` : "—"));
+      el("td", {}, d.since ? d.since.replace("T", " ").slice(0, 19) : "—"),  // as History shows times
+      el("td", {}, String(d.readings ?? 0)), el("td", {}, String(d.uncertain ?? 0)),
+      el("td", {}, d.last_event ? `${NEWS[d.last_event] || d.last_event}${d.detail ? ": " + d.detail : ""}` : "—"));
   }));
 }
 function showPreview(source) {

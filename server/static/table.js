@@ -116,7 +116,7 @@ function update(check) {
   } else {
     card.replaceChildren(title,
       el("p", { class: "prompt" }, check.prompt || ""),
-      el("p", { class: "status" }, `chance now: ${percent(check.probability)}`),
+      el("p", { class: "status" }, `chance before the throw: ${percent(check.probability)}`),
       entry(check));
   }
 }

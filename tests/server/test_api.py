@@ -248,6 +248,8 @@ def test_a_simulated_tower_resolves_a_check_through_the_service(tmp_path: Path) 
     check = table.create("decibel", {"pool": 3, "target": 5})  # waits for d20s: not fed
     pool = table.create("d6pool", {"level": 2, "difficulty": 1})
     fleet = tower_fleet((TowerConfig("left", port=path, dice=("left-a", "left-b")),), table)
+    events: list[dict[str, object]] = []
+    table.subscribe(events.append)
     tower.start()
     fleet.start()
     try:
@@ -262,6 +264,9 @@ def test_a_simulated_tower_resolves_a_check_through_the_service(tmp_path: Path) 
         tower.join(timeout=5)
         os.close(master)
     assert table.get(check["id"])["status"] == "need"
+    # the tower's greeting is told in words (the Devices page showed "iam")
+    greetings = [e for e in events if e.get("event") == "iam"]
+    assert greetings and greetings[0]["detail"] == "tower sim-tower, firmware 1.0.0, dice: d6, d6"
     throws = [e.body for e in ledger.entries(kind="throw")]
     assert throws and all(d["source"] == "tower:left" for t in throws for d in t["dice"])
     assert any(t["check"] == pool["id"] for t in throws)
@@ -270,6 +275,17 @@ def test_a_simulated_tower_resolves_a_check_through_the_service(tmp_path: Path) 
     assert named == {"left-a", "left-b"}
     assert ledger.verify().ok
     ledger.close()
+
+
+def test_a_towers_news_is_told_in_words() -> None:
+    from firmware_host.reader import TowerEvent
+    from server.sources import tower_news
+
+    rethrow = tower_news(TowerEvent("rethrow", {"slot": 1, "why": "crooked die"}))
+    assert rethrow == {"slot": "1", "why": "crooked die",
+                       "detail": "slot 1: crooked die, throw it again"}  # fmt: skip
+    fault = tower_news(TowerEvent("fault", {"code": "jam", "detail": "the cup is stuck"}))
+    assert fault["detail"] == "jam: the cup is stuck"
 
 
 def test_the_virtual_source_throws_what_the_check_needs(tmp_path: Path) -> None:

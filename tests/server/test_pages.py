@@ -151,6 +151,22 @@ def test_a_check_set_up_and_entered_by_hand_shows_live_on_the_kiosk(
     table.screenshot(path=str(SHOTS / "table-resolved.png"), full_page=True)
 
 
+def test_the_kiosk_waits_under_a_drawn_die_not_an_emoji(base: str, browser: object) -> None:
+    """Before its first result the kiosk shows the appliance's die drawing: it showed the 🎲
+    emoji, a blank box on a Chromium with no colour-emoji font (this machine's; a Pi's)."""
+    from playwright.sync_api import Browser, expect
+
+    assert isinstance(browser, Browser)
+    kiosk = browser.new_page()
+    kiosk.goto(f"{base}/kiosk")
+    expect(kiosk.locator("#live")).to_have_text("live")
+    kiosk.wait_for_function("document.querySelector('#headline img').naturalWidth > 0")
+    assert kiosk.locator("#headline").inner_text().strip() == ""  # no character to draw
+    size = kiosk.locator("#headline img").bounding_box()
+    assert size is not None and size["height"] > 50  # large, as the result will be
+    kiosk.close()
+
+
 def test_a_check_set_up_elsewhere_shows_and_stays_after_a_reload(
     base: str, browser: object
 ) -> None:
