@@ -27,6 +27,7 @@ from server.collect import FaceCollector
 from server.diesets import DieSetStore
 from server.empty_tray import EmptyTrayError, EmptyTrayStore
 from server.table import Table
+from vision.advice import NUMBERED_UNTAUGHT
 from vision.camera_check import edge_blur, focus_advice, slant_advice
 from vision.finder import LIGHT_MOVED, light_change
 from vision.frames import CameraError, Frame, FrameSource
@@ -34,7 +35,6 @@ from vision.pixels import FrameError, as_bgr8
 from vision.reader import (
     LOOKS_AGAIN,
     NUMBERED_KIND,
-    NUMBERED_UNTAUGHT,
     DiceReader,
     DieReading,
     ThrowReading,

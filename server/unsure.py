@@ -16,7 +16,8 @@ from typing import Any
 
 from mechanics.reading import Reading, ReadingRefused
 from server.table import Table
-from vision.reader import NUMBERED_DIE, NUMBERED_KIND, NUMBERED_UNTAUGHT
+from vision.advice import NUMBERED_DIE, NUMBERED_UNTAUGHT
+from vision.reader import NUMBERED_KIND
 
 
 class UnknownReading(LookupError):

@@ -19,7 +19,8 @@ import cv2
 import numpy as np
 
 from vision.frames import Frame
-from vision.reader import DiceReader, camera_slant
+from vision.numbered_finds import camera_slant
+from vision.reader import DiceReader
 from vision.settle import MOVED_SHARE, SettleDetector
 
 SMALL_SHARE = 0.04  # a die narrower than this share of the frame: read well only with a

@@ -11,7 +11,6 @@ an error and never turned into a made-up value.
 from __future__ import annotations
 
 import functools
-import math
 import time
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field, replace
@@ -21,6 +20,18 @@ import cv2
 import numpy as np
 
 from mechanics.reading import Reading
+from vision.advice import (
+    BLUR,
+    FOREIGN,
+    LEANING,
+    LIKELY,
+    NUMBERED_DIE,
+    NUMBERED_UNTAUGHT,
+    NUMERAL_BLURRED,
+    TRAY_COLOURED,
+    advice_for,
+    offered_runner_up,
+)
 from vision.colour import colour_name
 from vision.crops import crop_die
 from vision.faces import ALLOWED, FaceClassifier
@@ -33,6 +44,7 @@ from vision.finder import (
     light_change,
     log_ratio,
 )
+from vision.numbered_finds import camera_slant, one_per_body, telling_lean, within
 from vision.pixels import as_bgr8
 from vision.teach import SIDE, DieSet, FaceMatch, may_be_cocked
 from vision.teach_sets import DieSets, joined
@@ -41,29 +53,23 @@ SURE = 0.7  # at or above: a reading; below: uncertain (see docs/vision.md)
 BLURRED = 0.15  # a die's outline less steep than this (sharpness()) is blurred: a blank
 # Fudge face read from it may be pips or a sign blurred away (rendered d6s at σ 6 px:
 # 0.08–0.14; byler's phone photos: 0.19 and up)
-BLUR = "blurred"
 LOOKS_AGAIN = 2  # earlier still frames a numbered die left to confirm is read in again (with
 # 4, one more of 40 rendered d20s left to confirm was made sure)
-LIKELY = 0.45  # at or above (but below SURE): "confirm: V?"; below: re-throw
-FOREIGN = "not of the set"  # a numbered die whose colour no taught face has
-TRAY_COLOURED = "the tray's colour"  # a numbered die not told from the tray: asked to confirm
-LEANING = "may be cocked"  # a numbered die whose numeral is not where a flat die has it, as
-# on a cocked die (some flat dice too: asked to confirm, not to re-throw)
-NUMBERED_DIE = "numbered die"  # a d5, d10 or d20 among pip dice (the face network's class)
 PIPS_SEEN = 0.9  # a numbered die the set is unsure of, whose face the face network reads
 # this surely as pips, is a pip die among them ("not of the set")
-NUMBERED_UNTAUGHT = "numbered die, no set"  # ... where no pip die was expected ("any")
 NUMBERED_KIND = "numbered"  # the die type such a die's reading carries: a d5, d10 or d20 (the
 # network does not tell which), never the d6 or dF it was read among, so that a face a person
 # types for it is not taken as a pip die's (server/unsure.py refuses it)
-NUMERAL_BLURRED = "numeral blurred"  # a numbered die read surely, but whose outline is less
-NUMERAL_SHARP = 0.18  # steep than this (sharpness()): asked to confirm.  Real burks dice shrunk
+NUMERAL_SHARP = 0.18  # a numbered die read surely whose outline is less steep than this
+# (sharpness()) is asked to confirm (NUMERAL_BLURRED).  Real burks dice shrunk
 # to 38-76 px and blurred (sigma 0.5-2 px): 25 of 28 sure wrong answers had less, and 67 of 463
 # right ones; in focus (sigma up to 1 px) 10 of 621 right ones, none at 76 px; sharp renders
 # 0.29 and up (docs/vision.md, "Numbered dice small and out of focus")
-SLANTED = 3  # numbered dice at least, and half of those looked at, whose numerals lie ...
-AGREE = 0.1  # ... within this (die sizes) of the same way off: the camera's slant, not theirs
-TRUE_SLANT = 0.5  # ... where the mean of them all lies this near it, of its length (a ring: none)
+UNCHANGED_SCORE = 0.6  # a numbered die the picture dropped is read where the finder is this
+# sure (rendered felts: finds on dice the picture dropped 0.35-0.95, all but 2 of 42 over
+# 0.6; off dice 0.35-0.38)
+ON_ONE_DIE = 0.3  # a find the empty-tray picture dropped, this share of whose box (or of
+# the other's, the smaller) lies in a find kept, is on the same die
 EDGE = 2.0  # a box this close to the frame's edge is cut by it ...
 CUT_CORE = 0.9  # ... once shrunk to this share of its side around its centre: the finder's
 # box is up to a third larger than the die, and a die lying whole by the tray's wall is
@@ -115,72 +121,6 @@ class ThrowReading:
     @property
     def uncertain(self) -> tuple[DieReading, ...]:
         return tuple(d for d in self.dice if d.uncertain)
-
-
-def _advice(
-    die: str,
-    value: int | None,
-    confidence: float,
-    colour: str,
-    cut: bool,
-    problem: str = "",
-    runner_up: int | None = None,
-) -> str:
-    name = f"{colour} {die}".strip()
-    if cut:
-        return f"move the {name} fully into the tray, or re-throw it"
-    if problem == "cocked":
-        return f"re-throw the {name}: it is cocked (no face lies flat)"
-    if problem == FOREIGN:  # a numbered die of another colour than the taught set's
-        other = f"{colour} die" if colour else "other die"
-        return f"take the {other} out of the tray: it is not one of the taught {die}s"
-    if problem == BLUR:
-        return f"the {name} is blurred: focus the camera, then re-throw it"
-    if problem == NUMBERED_DIE:  # a d5, d10 or d20 among pip dice, read by its own set
-        other = f"{colour} die" if colour else "die"
-        return (f"take the {other} out of the tray: it is a numbered die (d5, d10 or d20), "
-                f"not a {die}")  # fmt: skip
-    if problem == NUMBERED_UNTAUGHT:
-        other = f"{colour} die" if colour else "die"
-        return (f"enter the {other} by hand: it is a numbered die (d5, d10 or d20), read by "
-                "the camera once its set is taught (Devices page)")  # fmt: skip
-    if problem == "impossible pips":
-        return f"look at the {name}: its pips make no real face (a misprint, or something on it?)"
-    if _confirming(value, confidence, cut, problem):
-        shown = " or ".join(
-            f"{v:+d}" if die == "dF" else str(v) for v in (value, runner_up) if v is not None
-        )
-        if problem == TRAY_COLOURED:
-            return (f"confirm: {shown}? (the {name}: it is the tray's colour, so it cannot be "
-                    "read for sure; on a tray of another colour it can)")  # fmt: skip
-        if problem == LEANING:
-            return (f"confirm: {shown}? (the {name}: its numeral is not where a flat die has "
-                    "it, as on a cocked die; if it is cocked, re-throw it)")  # fmt: skip
-        if problem == NUMERAL_BLURRED:
-            return (f"confirm: {shown}? (the {name}: it is blurred, and a blurred numeral may "
-                    "be another; focus the camera)")  # fmt: skip
-        return f"confirm: {shown}? (the {name})"
-    return f"re-throw the {name}"
-
-
-def _confirming(value: int | None, confidence: float, cut: bool, problem: str) -> bool:
-    """Whether an uncertain die's advice is to confirm its guess (else: move, re-throw…)."""
-    return (
-        value is not None and confidence >= LIKELY and not cut
-        and problem in ("", TRAY_COLOURED, LEANING, NUMERAL_BLURRED)
-    )  # fmt: skip
-
-
-def _offered(
-    runner_up: int | None,
-    uncertain: bool,
-    value: int | None,
-    confidence: float,
-    cut: bool,
-    problem: str,
-) -> int | None:
-    """The runner-up face, kept only where the die is asked to be confirmed."""
-    return runner_up if uncertain and _confirming(value, confidence, cut, problem) else None
 
 
 class DiceReader:
@@ -344,9 +284,9 @@ class DiceReader:
         problem = "cut by the edge" if cut else problem
         uncertain = bool(problem) or value is None or confidence < self.sure
         colour = colour_name(crop) if uncertain else ""  # named only when advice needs it
-        offered = _offered(runner_up, uncertain, value, confidence, cut, problem)
+        offered = offered_runner_up(runner_up, uncertain, value, confidence, cut, problem)
         advice = (
-            _advice(kind, value, confidence, colour, cut, problem, offered) if uncertain else ""
+            advice_for(kind, value, confidence, colour, cut, problem, offered) if uncertain else ""
         )
         full = image[box[1] : box[3], box[0] : box[2]].copy()
         return DieReading(
@@ -373,17 +313,17 @@ class DiceReader:
         as in :meth:`read`."""
         extra = []
         for f in unchanged or []:
-            if not blobs and any(_within(f.box, g.box) > ON_ONE_DIE for g in found):
+            if not blobs and any(within(f.box, g.box) > ON_ONE_DIE for g in found):
                 continue  # on a die found already (with it, or a part of it)
             match = dieset.read(image, f.box)
             if match.seen and not match.cut and match.confidence >= LIKELY:
                 extra.append((f, match))
         if blobs:
             found = [
-                g for g in found if not any(_within(g.box, f.box) > ON_ONE_DIE for f, _ in extra)
+                g for g in found if not any(within(g.box, f.box) > ON_ONE_DIE for f, _ in extra)
             ]
-        read = _one_per_body(image, [(f, dieset.read(image, f.box)) for f in found] + extra, dieset)
-        own = [lean for _, m in read if (lean := _telling_lean(m, m.cut)) is not None]
+        read = one_per_body(image, [(f, dieset.read(image, f.box)) for f in found] + extra, dieset)
+        own = [lean for _, m in read if (lean := telling_lean(m, m.cut)) is not None]
         slant = camera_slant([*own, *leans])
         dice = []
         for f, match in read:
@@ -461,7 +401,7 @@ class DiceReader:
             image, box, dieset.reading_die, value, match.confidence, crop, problem, cut,
             runner_up=match.runner_up,
         )  # fmt: skip
-        return replace(reading, lean=_telling_lean(match, cut))
+        return replace(reading, lean=telling_lean(match, cut))
 
     def _taught_die(
         self, image: np.ndarray, box: tuple[float, float, float, float]
@@ -502,8 +442,8 @@ class DiceReader:
         conf, problem = guess.confidence, guess.problem
         if problem == NUMBERED_DIE and die == "any":
             problem = NUMBERED_UNTAUGHT  # as in read(): no pip die was expected
-        offered = _offered(guess.runner_up, uncertain, value, conf, False, problem)
-        advice = _advice(kind, value, conf, colour, False, problem, offered) if uncertain else ""
+        offered = offered_runner_up(guess.runner_up, uncertain, value, conf, False, problem)
+        advice = advice_for(kind, value, conf, colour, False, problem, offered) if uncertain else ""
         if problem in (NUMBERED_DIE, NUMBERED_UNTAUGHT):
             kind = NUMBERED_KIND
         reading = DieReading(
@@ -529,102 +469,6 @@ def sharpness(image: np.ndarray, box: tuple[float, float, float, float]) -> floa
     gy = cv2.Sobel(grey, cv2.CV_32F, 0, 1, ksize=3) / 8
     low, high = np.percentile(grey, (2, 98))
     return float(np.percentile(np.hypot(gx, gy), 99)) / max(float(high - low), 1.0)
-
-
-SAME_BODY = 0.7  # two finds whose die bodies overlap this much (IoU) are one die ...
-APART = 0.3  # ... unless, shared out between its cores, each find's share overlaps the other's
-# by less than this share of the smaller one's box: two dice lying edge to edge (rendered
-# pairs: 0.02-0.09; one die found twice: 0.97)
-UNCHANGED_SCORE = 0.6  # a numbered die the picture dropped is read where the finder is this
-# sure (rendered felts: finds on dice the picture dropped 0.35-0.95, all but 2 of 42 over
-# 0.6; off dice 0.35-0.38)
-ON_ONE_DIE = 0.3  # a find the empty-tray picture dropped, this share of whose box (or of
-# the other's, the smaller) lies in a find kept, is on the same die
-
-
-def _areas(
-    a: tuple[float, float, float, float], b: tuple[float, float, float, float]
-) -> tuple[float, float, float]:
-    """Two boxes' areas and the area they share."""
-    ix = max(0.0, min(a[2], b[2]) - max(a[0], b[0]))
-    iy = max(0.0, min(a[3], b[3]) - max(a[1], b[1]))
-    return (a[2] - a[0]) * (a[3] - a[1]), (b[2] - b[0]) * (b[3] - b[1]), ix * iy
-
-
-def _within(a: tuple[float, float, float, float], b: tuple[float, float, float, float]) -> float:
-    """The share of the smaller of two boxes that lies in the other."""
-    area_a, area_b, shared = _areas(a, b)
-    smaller = min(area_a, area_b)
-    return shared / smaller if smaller > 0 else 1.0
-
-
-def _iou(a: tuple[float, float, float, float], b: tuple[float, float, float, float]) -> float:
-    area_a, area_b, shared = _areas(a, b)
-    union = area_a + area_b - shared
-    return shared / union if union > 0 else 0.0
-
-
-def _telling_lean(match: FaceMatch, cut: bool) -> tuple[float, float] | None:
-    """The match's lean where it tells of the camera (camera_slant): a die read at least
-    LIKELY and whole (a die cut by the frame's edge has its middle cut too)."""
-    return match.lean if match.confidence >= LIKELY and not cut else None
-
-
-def camera_slant(leans: Sequence[tuple[float, float]]) -> tuple[float, float]:
-    """How far a camera at a slant moves every flat die's numeral from where it lies on its
-    taught face (die sizes): it shows each die's side faces on the side towards it, which
-    moves the die's middle.  Where SLANTED or more of the dice's ``leans`` (a frame's, and
-    those the camera read before), and half of them, lie within AGREE of their median, the
-    median of those is the camera's way off; a cocked die lies off its own way.  Otherwise
-    (0, 0): each die is judged alone."""
-    offs = np.array(leans, np.float64).reshape(-1, 2)
-    if len(offs) < SLANTED:
-        return 0.0, 0.0
-    middle = np.median(offs, axis=0)
-    agree = offs[np.hypot(*(offs - middle).T) <= AGREE]
-    if len(agree) < max(SLANTED, math.ceil(len(offs) / 2)):
-        return 0.0, 0.0
-    slant = np.median(agree, axis=0)
-    # a taught face whose body was told badly from its tray puts every die's numeral the
-    # same distance off, each its own way round (a ring): its agreeing half has a median off
-    # the middle, but all of them together have none; a camera's slant moves them all
-    if np.hypot(*(offs.mean(axis=0) - slant)) > TRUE_SLANT * np.hypot(*slant):
-        return 0.0, 0.0
-    return float(slant[0]), float(slant[1])
-
-
-def _one_per_body(
-    image: np.ndarray, read: list[tuple[Found, FaceMatch]], dieset: DieSet | DieSets
-) -> list[tuple[Found, FaceMatch]]:
-    """Each find with its match (as read), one per die: two finds that cover one die (each box on
-    a part of it, side numerals near its centre) are read once more from the body's own
-    outline, so the numeral is sought from the die's centre, not from the side of it.
-    Two finds on two dice lying edge to edge share one body too: where the body, shared
-    out between its cores, gives each find a share apart from the other's, each is read
-    from its own share."""
-    kept: list[tuple[Found, FaceMatch]] = []
-    for f, match in read:
-        twin = next(
-            (k for k, (_, m) in enumerate(kept)
-             if m.outline and match.outline and _iou(m.outline, match.outline) >= SAME_BODY),
-            None,
-        )  # fmt: skip
-        if twin is None or match.outline is None:  # (the second test is for mypy)
-            kept.append((f, match))
-            continue
-        other = kept[twin][0]
-        mine = dieset.read(image, f.box, split=True)
-        theirs = dieset.read(image, other.box, split=True)
-        if mine.outline and theirs.outline and _within(mine.outline, theirs.outline) < APART:
-            # the body has two cores and each find lies by its own, and their shares lie
-            # apart: two dice lying edge to edge, with no waist between them, each read
-            # from its share (one die's two finds gave shares one inside the other)
-            kept[twin] = (other, theirs)
-            kept.append((f, mine))
-            continue
-        joined = Found(match.outline, max(f.score, other.score))
-        kept[twin] = (joined, dieset.read(image, match.outline))
-    return kept
 
 
 CROP_INSET = 0.08  # a die's crop photo shows a little tray around the die on every side

@@ -6,16 +6,19 @@ from collections import Counter
 import cv2
 
 from tests.vision import needs_photos
+from vision.advice import advice_for
 from vision.datasets import iter_split, read_dataset, shared_photos
-from vision.reader import DiceReader, _advice, _iou
+from vision.numbered_finds import iou
+from vision.reader import DiceReader
 
 
 def test_the_advice_names_the_second_face_only_when_it_asks_to_confirm() -> None:
-    assert _advice("d20", 18, 0.6, "white", False, "", 10) == "confirm: 18 or 10? (the white d20)"
-    assert _advice("dF", 1, 0.6, "", False, "", 0) == "confirm: +1 or +0? (the dF)"
-    assert _advice("d6", 3, 0.6, "red", False) == "confirm: 3? (the red d6)"
-    assert _advice("d6", 3, 0.3, "red", False, "", 2) == "re-throw the red d6"  # too unsure
-    cut = _advice("d6", 3, 0.6, "red", True, "", 2)
+    confirm = advice_for("d20", 18, 0.6, "white", False, "", 10)
+    assert confirm == "confirm: 18 or 10? (the white d20)"
+    assert advice_for("dF", 1, 0.6, "", False, "", 0) == "confirm: +1 or +0? (the dF)"
+    assert advice_for("d6", 3, 0.6, "red", False) == "confirm: 3? (the red d6)"
+    assert advice_for("d6", 3, 0.3, "red", False, "", 2) == "re-throw the red d6"  # too unsure
+    cut = advice_for("d6", 3, 0.6, "red", True, "", 2)
     assert cut.startswith("move the red d6") and "2" not in cut
 
 
@@ -36,8 +39,8 @@ def test_a_photographed_d6_to_confirm_shows_one_of_the_two_faces_offered() -> No
             if not die.advice.startswith("confirm"):
                 assert die.runner_up is None
                 continue
-            label = max(item.boxes, key=lambda b: _iou((b.x0, b.y0, b.x1, b.y1), die.box))
-            if _iou((label.x0, label.y0, label.x1, label.y1), die.box) < 0.3:
+            label = max(item.boxes, key=lambda b: iou((b.x0, b.y0, b.x1, b.y1), die.box))
+            if iou((label.x0, label.y0, label.x1, label.y1), die.box) < 0.3:
                 continue  # a find no label is for
             asked["confirm"] += 1
             asked["guess"] += label.value == die.value

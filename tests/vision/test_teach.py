@@ -20,10 +20,12 @@ import pytest
 
 from dicebridge.cli import main
 from tests.vision import needs_photos
+from vision.advice import FOREIGN, LEANING
 from vision.datasets import read_dataset, shared_photos
 from vision.finder import Found
+from vision.numbered_finds import SAME_BODY, camera_slant, iou
 from vision.perturb import perturb
-from vision.reader import FOREIGN, LEANING, SAME_BODY, DiceReader, _iou, camera_slant
+from vision.reader import DiceReader
 from vision.render import PALETTE, ThrowSpec, render_die, render_settling, render_throw
 from vision.teach import DieSet, DieSetError, may_be_cocked
 from vision.teach_synthetic import taught_from_renders
@@ -505,7 +507,7 @@ def test_two_numbered_dice_lying_edge_to_edge_in_one_outline_are_read_as_two() -
     outlines = [dieset.read(throw.image, f.box).outline for f in found]
     shared = [
         (a, b) for i, a in enumerate(outlines) for b in outlines[:i]
-        if a and b and _iou(a, b) >= SAME_BODY
+        if a and b and iou(a, b) >= SAME_BODY
     ]  # fmt: skip
     assert len(found) == 4 and len(shared) == 1  # two finds, one body: the case named
     readings = reader.read(throw.image, "d5", throw.empty_tray).certain

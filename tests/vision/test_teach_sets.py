@@ -10,7 +10,8 @@ import numpy as np
 import pytest
 
 from server.diesets import DieSetStore
-from vision.reader import FOREIGN, DiceReader
+from vision.advice import FOREIGN
+from vision.reader import DiceReader
 from vision.render import PALETTE, ThrowSpec, render_throw
 from vision.teach import DieSet, DieSetError
 from vision.teach_sets import DieSets

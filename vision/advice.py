@@ -1,0 +1,85 @@
+"""What a person is told about a die the camera is unsure of, and why it is unsure.
+
+The problem names a reading carries ("cocked", "not of the set", "may be
+cocked", …) and the advice made from them: "confirm: 5?" where one answer is
+likely, "confirm: 18 or 10?" with the next likeliest face, "take the blue die
+out of the tray", "re-throw the red d6".
+"""
+
+from __future__ import annotations
+
+LIKELY = 0.45  # at or above (but below the reader's SURE): "confirm: V?"; below: re-throw
+BLUR = "blurred"
+FOREIGN = "not of the set"  # a numbered die whose colour no taught face has
+TRAY_COLOURED = "the tray's colour"  # a numbered die not told from the tray: asked to confirm
+LEANING = "may be cocked"  # a numbered die whose numeral is not where a flat die has it, as
+# on a cocked die (some flat dice too: asked to confirm, not to re-throw)
+NUMBERED_DIE = "numbered die"  # a d5, d10 or d20 among pip dice (the face network's class)
+NUMBERED_UNTAUGHT = "numbered die, no set"  # ... where no pip die was expected ("any")
+NUMERAL_BLURRED = "numeral blurred"  # a numbered die read surely, but blurred (NUMERAL_SHARP)
+
+
+def advice_for(
+    die: str,
+    value: int | None,
+    confidence: float,
+    colour: str,
+    cut: bool,
+    problem: str = "",
+    runner_up: int | None = None,
+) -> str:
+    name = f"{colour} {die}".strip()
+    if cut:
+        return f"move the {name} fully into the tray, or re-throw it"
+    if problem == "cocked":
+        return f"re-throw the {name}: it is cocked (no face lies flat)"
+    if problem == FOREIGN:  # a numbered die of another colour than the taught set's
+        other = f"{colour} die" if colour else "other die"
+        return f"take the {other} out of the tray: it is not one of the taught {die}s"
+    if problem == BLUR:
+        return f"the {name} is blurred: focus the camera, then re-throw it"
+    if problem == NUMBERED_DIE:  # a d5, d10 or d20 among pip dice, read by its own set
+        other = f"{colour} die" if colour else "die"
+        return (f"take the {other} out of the tray: it is a numbered die (d5, d10 or d20), "
+                f"not a {die}")  # fmt: skip
+    if problem == NUMBERED_UNTAUGHT:
+        other = f"{colour} die" if colour else "die"
+        return (f"enter the {other} by hand: it is a numbered die (d5, d10 or d20), read by "
+                "the camera once its set is taught (Devices page)")  # fmt: skip
+    if problem == "impossible pips":
+        return f"look at the {name}: its pips make no real face (a misprint, or something on it?)"
+    if confirming(value, confidence, cut, problem):
+        shown = " or ".join(
+            f"{v:+d}" if die == "dF" else str(v) for v in (value, runner_up) if v is not None
+        )
+        if problem == TRAY_COLOURED:
+            return (f"confirm: {shown}? (the {name}: it is the tray's colour, so it cannot be "
+                    "read for sure; on a tray of another colour it can)")  # fmt: skip
+        if problem == LEANING:
+            return (f"confirm: {shown}? (the {name}: its numeral is not where a flat die has "
+                    "it, as on a cocked die; if it is cocked, re-throw it)")  # fmt: skip
+        if problem == NUMERAL_BLURRED:
+            return (f"confirm: {shown}? (the {name}: it is blurred, and a blurred numeral may "
+                    "be another; focus the camera)")  # fmt: skip
+        return f"confirm: {shown}? (the {name})"
+    return f"re-throw the {name}"
+
+
+def confirming(value: int | None, confidence: float, cut: bool, problem: str) -> bool:
+    """Whether an uncertain die's advice is to confirm its guess (else: move, re-throw…)."""
+    return (
+        value is not None and confidence >= LIKELY and not cut
+        and problem in ("", TRAY_COLOURED, LEANING, NUMERAL_BLURRED)
+    )  # fmt: skip
+
+
+def offered_runner_up(
+    runner_up: int | None,
+    uncertain: bool,
+    value: int | None,
+    confidence: float,
+    cut: bool,
+    problem: str,
+) -> int | None:
+    """The runner-up face, kept only where the die is asked to be confirmed."""
+    return runner_up if uncertain and confirming(value, confidence, cut, problem) else None
