@@ -231,11 +231,11 @@ def _hardware_loop(config: Any, table: Any, camera: Any) -> Any:
     return HardwareLoop(table, display, panel, tumble_s=config.tumble_seconds, moved_since=moved)
 
 
-def _camera_needs(table: Any, diesets: Any = None) -> list[str]:
-    """The dice waiting checks need that the demo camera throws: pip dice, and numbered
-    dice the demo's sets read (its die sets' store, `diesets`)."""
+def _camera_needs(table: Any, diesets: Any = None) -> list[tuple[str, int]]:
+    """The dice waiting checks need (die type, how many now) that the demo camera throws:
+    pip dice, and numbered dice the demo's sets read (its die sets' store, `diesets`)."""
     from server.camera import PIP_DICE
     from server.demo import DEMO_SETS
 
     taught = {die for name, die in DEMO_SETS if diesets is not None and name in diesets.names()}
-    return [d for d in table.needs() if d in PIP_DICE or d in taught]
+    return [(n.die, n.count) for n in table.pending() if n.die in PIP_DICE or n.die in taught]

@@ -56,11 +56,12 @@ def teach_demo_sets(store: DieSetStore) -> list[str]:
 
 class SyntheticCamera:
     """A frame source that throws rendered dice: ``moving`` frames, then the dice lie still
-    for ``rest`` seconds; it throws what ``wanted()`` names (a die type) or a few d6s."""
+    for ``rest`` seconds; it throws what ``wanted()`` names (a die type and how many: a
+    check takes no more dice at once than it needs now) or a few d6s."""
 
     def __init__(
         self,
-        wanted: Callable[[], str | None],
+        wanted: Callable[[], tuple[str, int] | None],
         seed: int = 1,
         fps: float = 10.0,
         rest: float = 4.0,
@@ -77,8 +78,9 @@ class SyntheticCamera:
         self.throws = 0
 
     def _next_throw(self) -> None:
-        die = self._wanted() or "d6"
-        count = int(self._rng.integers(1, 5))
+        wanted = self._wanted()
+        die, count = wanted if wanted is not None else ("d6", int(self._rng.integers(1, 5)))
+        count = min(count, 4)  # a tray's worth (a big pool is thrown by hand or by the appliance)
         looks = None if die in ("d6", "dF") else (PALETTE[NUMBERED_LOOK],)  # the taught sets'
         spec = ThrowSpec(dice=(die,) * count, looks=looks)
         frames = render_settling(spec, self._rng, moving=5, still=3)

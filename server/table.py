@@ -18,7 +18,7 @@ from typing import Any
 
 from mechanics.check import DiceCheck
 from mechanics.check_factory import create_check
-from mechanics.reading import Reading, ReadingRefused, faces_of
+from mechanics.reading import Need, Reading, ReadingRefused, faces_of
 from server.ledger import Ledger
 from server.registry import DiceRegistry
 
@@ -158,9 +158,13 @@ class Table:
 
     def needs(self) -> list[str]:
         """The die types the unresolved checks wait for, oldest check first."""
+        return [need.die for need in self.pending()]
+
+    def pending(self) -> list[Need]:
+        """What the unresolved checks wait for (die type and how many now), oldest first."""
         with self._lock:
             waiting = [a.check.need() for a in self._checks.values()]
-        return [need.die for need in waiting if need is not None]
+        return [need for need in waiting if need is not None]
 
     def uncertain(self, source: str, detail: dict[str, Any]) -> int:
         """A die a source saw but could not read surely: kept (for disputes), announced
@@ -177,27 +181,43 @@ class Table:
         readings: Sequence[Reading],
         extras: Sequence[dict[str, Any]] | None = None,
     ) -> dict[str, Any] | None:
-        """Readings a source saw by itself (a tower, the camera): they go to the oldest
-        unresolved check that is waiting for that die; with none waiting they are still
-        recorded and announced as unassigned — never dropped, never guessed into a check.
+        """Readings a source saw by itself (a tower, the camera), the dice of one throw:
+        they go to the oldest unresolved check that is waiting for that die and needs at
+        least that many now; with none they are still recorded and announced as unassigned —
+        never dropped, never guessed into a check.
+
+        Dice thrown together have no order, and a check fed more than it needs now would
+        take them one after another in whatever order the source listed them (the camera:
+        where they lie): which d5 came before the stop face, which d6 was an explosion's.
+        Such a throw is refused whole, and the check waiting for that die is told why
+        (a "refused" event), so the players throw again as asked.
 
         Returns the state of the check they fed, or None.
         """
         readings = [self._known_identity(source, r) for r in readings]
         with self._lock:
             waiting = [a for a in self._checks.values() if a.check.need() is not None]
+        too_many: tuple[ActiveCheck, Need] | None = None
         for active in waiting:  # dicts keep creation order: the oldest first
             need = active.check.need()
-            if need is not None and all(need.die == r.die for r in readings):
-                try:
-                    return self.add_dice(active.id, readings, extras)
-                except ReadingRefused:
-                    continue  # e.g. more dice than it needs: try the next check
+            if need is None or not all(need.die == r.die for r in readings):
+                continue
+            if len(readings) > need.count:
+                too_many = too_many or (active, need)
+                continue  # another check may need them all
+            try:
+                return self.add_dice(active.id, readings, extras)
+            except ReadingRefused:
+                continue  # a face this check cannot use: try the next check
         dice = _plain(readings, extras)
         self._ledger.append("throw", {"check": None, "source": source, "dice": dice})
         self._count(dice)
         for reading in dice:
             self._announce({"type": "reading", "check": None, **reading})
+        if too_many is not None:
+            active, need = too_many
+            self._announce({"type": "refused", "check": active.id, "source": source,
+                            "detail": _too_many(len(readings), need)})  # fmt: skip
         return None
 
     def _known_identity(self, source: str, reading: Reading) -> Reading:
@@ -282,6 +302,14 @@ class Table:
 
 def _now() -> str:
     return datetime.now(UTC).isoformat(timespec="seconds")
+
+
+def _too_many(thrown: int, need: Need) -> str:
+    """Why a throw of ``thrown`` dice went to no check: the check needs fewer now."""
+    dice = f"{need.count} {need.die}"
+    at_a_time = " at a time (in this roll the order counts)" if need.count == 1 else ""
+    return (f"{thrown} {need.die}s were thrown together, but the check needs {dice}{at_a_time}: "
+            f"they are recorded, not used; {need.prompt}")  # fmt: skip
 
 
 def _plain(

@@ -23,6 +23,10 @@ api("/api/checks").then((waiting) => {
 listen((event) => {
   const picture = document.getElementById("unsure-picture");
   if (event.type === "check") { heard = true; show(event); picture.hidden = true; }
+  if (event.type === "refused") {  // too many dice thrown together: the players throw again
+    document.getElementById("prompt").textContent = event.detail;
+    picture.hidden = true;
+  }
   if (event.type === "uncertain") {
     document.getElementById("prompt").textContent = event.advice || "";
     // which die it means, as the camera saw it (the players look for that one)

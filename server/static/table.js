@@ -192,6 +192,12 @@ async function start() {
     // a check set up elsewhere joins the page; one resolved before it was seen does not
     if (event.type === "check" && (cards.has(event.id) || event.status !== "resolved")) update(event);
     if (event.type === "uncertain" && event.row) unsure(event);
+    // a throw of more dice than the check needs now (their order is not known): say why
+    // it went unused, on that check's card, till the check moves on
+    if (event.type === "refused") {
+      const error = cards.get(event.check)?.querySelector("p.error");
+      if (error) error.textContent = event.detail;
+    }
   },
          (state) => { document.getElementById("live").textContent = state; });
   // dice the camera was unsure of in the last quarter hour that nobody has settled yet

@@ -203,6 +203,43 @@ def test_only_the_newest_resolved_checks_stay_in_memory(tmp_path: Path) -> None:
         assert resolutions == made  # every one is still in the ledger
 
 
+def test_dice_thrown_together_go_only_to_a_check_that_needs_that_many_now(
+    tmp_path: Path,
+) -> None:
+    """The camera's dice have no order: a d5 stop roll fed three at once took them in the
+    order they lay (which came before the 1 decided the result), and a pool fed a fourth d6
+    took it as an explosion's when one of the first three listed exploded."""
+    from mechanics.reading import Reading
+
+    with Ledger(tmp_path) as ledger:
+        table = Table(ledger)
+        events: list[dict[str, object]] = []
+        table.subscribe(events.append)
+        stop = table.create("d5", {"at_least": 2})
+        pool = table.create("d6pool", {"level": 3, "difficulty": 4})
+        three = [Reading("d5", face, 1.0, "camera") for face in (4, 1, 3)]
+        assert table.from_source("camera", three) is None
+        assert table.get(stop["id"])["readings"] == 0  # not fed: any order would decide it
+        refused = [e for e in events if e["type"] == "refused"]
+        assert refused == [{
+            "type": "refused", "check": stop["id"], "source": "camera",
+            "detail": "3 d5s were thrown together, but the check needs 1 d5 at a time (in "
+            "this roll the order counts): they are recorded, not used; throw 1 d5 for the "
+            "positive roll, until a 1 shows",
+        }]  # fmt: skip
+        unused = table.throws(1)[0]
+        assert unused["check"] is None and [d["face"] for d in unused["dice"]] == [4, 1, 3]
+        sixes = [Reading("d6", 6, 1.0, "camera")] * 4  # one more than the pool's three
+        assert table.from_source("camera", sixes) is None
+        assert table.get(pool["id"])["readings"] == 0
+        assert "needs 3 d6: they are recorded" in str(events[-1]["detail"])
+        # as many as it needs now, or fewer: taken
+        assert table.from_source("camera", [Reading("d5", 4, 1.0, "camera")]) is not None
+        assert table.from_source("camera", sixes[:2]) is not None
+        assert table.get(stop["id"])["readings"] == 1 and table.get(pool["id"])["readings"] == 2
+        assert ledger.verify().ok
+
+
 def test_tower_readings_feed_the_oldest_waiting_check(tmp_path: Path) -> None:
     from mechanics.reading import Reading
 

@@ -546,6 +546,46 @@ def test_a_camera_die_on_the_history_page_shows_its_crop_and_can_be_corrected(
         _stop(proc)
 
 
+def test_dice_thrown_together_beyond_the_need_are_explained_on_the_card_and_kiosk(
+    browser: object, tmp_path: Path
+) -> None:
+    from playwright.sync_api import Browser, expect
+
+    from mechanics.reading import Reading
+    from server.app import create_app
+    from server.ledger import Ledger
+    from server.table import Table
+
+    assert isinstance(browser, Browser)
+    with Ledger(tmp_path) as ledger:
+        table = Table(ledger)  # the service in this process, so the test can be the camera
+        with _in_process(create_app(table)) as url:
+            page = browser.new_page()
+            page.goto(f"{url}/")
+            expect(page.locator("#live")).to_have_text("live")
+            kiosk = browser.new_page()
+            kiosk.goto(f"{url}/kiosk")
+            expect(kiosk.locator("#live")).to_have_text("live")
+            page.select_option("#system", "d5")
+            page.fill("#p-at_least", "2")
+            page.click("text=Start the check")
+            card = page.locator("article.card").first
+            expect(card.locator(".prompt")).to_have_text(
+                "throw 1 d5 for the positive roll, until a 1 shows"
+            )
+            table.from_source("camera", [Reading("d5", f, 1.0, "camera") for f in (2, 5)])
+            said = "2 d5s were thrown together, but the check needs 1 d5 at a time"
+            expect(card.get_by_role("alert")).to_contain_text(said)
+            expect(kiosk.locator("#prompt")).to_contain_text(said)
+            table.from_source("camera", [Reading("d5", 2, 1.0, "camera")])  # one: taken
+            expect(card.locator(".prompt")).to_have_text(
+                "throw 1 d5 again for the positive roll, until a 1 shows"
+            )
+            expect(card.get_by_role("alert")).to_be_empty()  # the card moved on
+            page.close()
+            kiosk.close()
+
+
 def test_a_die_the_camera_is_unsure_of_is_settled_on_the_table_page(
     browser: object, tmp_path: Path
 ) -> None:
