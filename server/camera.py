@@ -40,7 +40,7 @@ from vision.reader import (
     ThrowReading,
     encode_crop,
 )
-from vision.settle import SettleDetector
+from vision.settle import SettleDetector, lies_unmoved
 
 PIP_DICE = ("d6", "dF")
 UNSTEADY_SECONDS = 30.0  # motion with no still frame for this long: said once, as a notice
@@ -87,6 +87,9 @@ class CameraSource:
         self._told_unsteady = False
         self._told_disk = False
         self._again = False  # the next throw read is the tray read again on request
+        # the last settled throw read: a die lying as it lay there is not read again (a hand
+        # passed over the tray, a die was taken out: the tray settles again, the rest unmoved)
+        self._last_read: np.ndarray | None = None
         self._latest: Frame | None = None  # the newest frame, for a live view while setting up
         self._stamps: deque[float] = deque(maxlen=30)  # when the last frames came
         # the frames since the tray last moved (the last few): a numbered die left to confirm
@@ -184,7 +187,7 @@ class CameraSource:
         self._stamps.append(frame.at)
         if frame.still:  # a photograph of a throw (a folder's): settled already
             self._stills.clear()
-            self.read_throw(frame.image)
+            self.read_throw(frame.image)  # each photograph is a throw of its own
             return
         state = self._settle.feed(frame)
         if state.moving:
@@ -202,8 +205,10 @@ class CameraSource:
             self._moving_since = None
             self._told_unsteady = False
             self._stills.append(frame.image)
-        if state.settled:
-            self.read_throw(frame.image, list(self._stills)[:-1])
+        if state.settled:  # dice lying as they lay in the last throw read are not read twice
+            before = None if self._again else self._last_read
+            self._last_read = frame.image
+            self.read_throw(frame.image, list(self._stills)[:-1], before)
 
     def _once(self, last: str, why: str) -> str:
         """Announce ``why`` unless it is what the last frame was already announced for."""
@@ -243,9 +248,16 @@ class CameraSource:
         readable = [d for d in self._table.needs() if d in PIP_DICE or d in self._reader.diesets]
         return readable[0] if readable else "any"
 
-    def read_throw(self, image: np.ndarray, earlier: Sequence[np.ndarray] = ()) -> ThrowReading:
+    def read_throw(
+        self,
+        image: np.ndarray,
+        earlier: Sequence[np.ndarray] = (),
+        before: np.ndarray | None = None,
+    ) -> ThrowReading:
         """Read one settled throw and hand its readings to the table; ``earlier``: frames of
-        the still tray just before ``image``, to look again at dice left to confirm."""
+        the still tray just before ``image``, to look again at dice left to confirm;
+        ``before``: the last throw read, whose dice lying as they lay there are not read
+        again (a hand passed over the tray, or a die was taken out and the rest stayed)."""
         if self._diesets is not None:  # sets taught on the Devices page count at once
             for left_out in self._diesets.use_in(self._reader):
                 if left_out not in self._told_sets:  # said once a run (and again if it changes)
@@ -264,6 +276,8 @@ class CameraSource:
         result = self._reader.read(image, die, tray, earlier, list(leans))
         if die == "any":  # a numbered die no taught set reads: the person types its face
             result = self._as_untaught(result)
+        result, unmoved = _moved_only(before, image, result)
+        if die == "any":
             self._check_untaught(result)
         leans.extend(d.lean for d in result.dice if d.lean is not None)
         self._check_slant(leans)
@@ -271,7 +285,7 @@ class CameraSource:
         self.throws_read += 1
         if tray is not None:
             self._check_light(image, tray)
-        self._table.set_preview(self.name, outlined(image, result), image)
+        self._table.set_preview(self.name, outlined(image, result, unmoved), image)
         if result.problem:
             self._table.source_event(self.name, "attention", {"detail": result.problem})
             return result
@@ -394,12 +408,28 @@ class CameraSource:
             self._table.source_event(self.name, "notice", {"detail": detail})
 
 
-def outlined(image: np.ndarray, result: ThrowReading) -> bytes:
-    """The frame as JPEG with every die outlined and labelled (green read, amber unsure)."""
+def _moved_only(
+    before: np.ndarray | None, image: np.ndarray, result: ThrowReading
+) -> tuple[ThrowReading, tuple[DieReading, ...]]:
+    """The dice of ``result`` that moved since ``before`` (the last throw read), and those
+    that lie as they lay there (vision.settle.lies_unmoved)."""
+    if before is None or not result.dice:
+        return result, ()
+    still = [lies_unmoved(before, image, d.box) for d in result.dice]
+    if not any(still):
+        return result, ()
+    moved = tuple(d for d, lay in zip(result.dice, still, strict=True) if not lay)
+    unmoved = tuple(d for d, lay in zip(result.dice, still, strict=True) if lay)
+    return ThrowReading(moved, result.ms, result.problem), unmoved
+
+
+def outlined(image: np.ndarray, result: ThrowReading, unmoved: Sequence[DieReading] = ()) -> bytes:
+    """The frame as JPEG with every die outlined and labelled (green read, amber unsure,
+    grey lying as it lay in the throw read before: not read again)."""
     shown = image.copy()
-    for d in result.dice:
+    for d, before in [(d, False) for d in result.dice] + [(d, True) for d in unmoved]:
         x0, y0, x1, y1 = d.box
-        colour = (0, 190, 255) if d.uncertain else (80, 200, 60)
+        colour = (160, 160, 160) if before else (0, 190, 255) if d.uncertain else (80, 200, 60)
         cv2.rectangle(shown, (x0, y0), (x1, y1), colour, 2)
         label = "?" if d.value is None else (f"{d.value:+d}" if d.die == "dF" else str(d.value))
         cv2.putText(shown, f"{d.die}:{label}", (x0, max(12, y0 - 4)), cv2.FONT_HERSHEY_SIMPLEX,

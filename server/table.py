@@ -216,8 +216,8 @@ class Table:
             self._announce({"type": "reading", "check": None, **reading})
         if too_many is not None:
             active, need = too_many
-            self._announce({"type": "refused", "check": active.id, "source": source,
-                            "detail": _too_many(len(readings), need)})  # fmt: skip
+            why = _too_many(len(readings), need, len(active.check.readings))
+            self._announce({"type": "refused", "check": active.id, "source": source, "detail": why})
         return None
 
     def _known_identity(self, source: str, reading: Reading) -> Reading:
@@ -304,12 +304,14 @@ def _now() -> str:
     return datetime.now(UTC).isoformat(timespec="seconds")
 
 
-def _too_many(thrown: int, need: Need) -> str:
-    """Why a throw of ``thrown`` dice went to no check: the check needs fewer now."""
+def _too_many(thrown: int, need: Need, read_before: int) -> str:
+    """Why a throw of ``thrown`` dice went to no check: the check needs fewer now.  Where
+    it has dice already, those may still lie on the tray (the camera reads them again)."""
     dice = f"{need.count} {need.die}"
     at_a_time = " at a time (in this roll the order counts)" if need.count == 1 else ""
+    clear = " (take the dice already read out of the tray first)" if read_before else ""
     return (f"{thrown} {need.die}s were thrown together, but the check needs {dice}{at_a_time}: "
-            f"they are recorded, not used; {need.prompt}")  # fmt: skip
+            f"they are recorded, not used; {need.prompt}{clear}")  # fmt: skip
 
 
 def _plain(

@@ -5,10 +5,16 @@ moved when it changed by more than sensor noise does.  A frame in which more
 than a sliver of the tray moved is "moving"; once no frame has moved for
 ``still_seconds``, the throw is settled and is handed over exactly once.  The
 next movement arms the detector again.
+
+Movement is not a throw: a hand passing over the tray, or a die taken out,
+settles the tray again with the other dice where they lay.  :func:`lies_unmoved`
+tells a die lying as it lay in the last throw read, so that it is not read
+twice.
 """
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 
 import cv2
@@ -18,6 +24,10 @@ from vision.frames import Frame
 
 WIDTH = 160  # the comparison copy's width: dice stay several pixels wide
 MOVED_SHARE = 0.002  # a frame in which more than this share of the copy changed is moving
+SAME_PLACE = 0.02  # a die's box in which no more than this share changed lies unmoved:
+# rendered dice in two still frames, and with the light 20% dimmer, 0 of 60; the same box in
+# another throw 0.14-0.98 (a die moved a pixel changes its whole outline)
+BOX_NOISE = 14.0  # grey levels, after a blur of 1 pixel: more is a change, not sensor noise
 
 
 @dataclass(frozen=True)
@@ -69,3 +79,32 @@ class SettleDetector:
     def rearm(self) -> None:
         """Read the next still tray again even without movement (a 'read now' button)."""
         self._armed = True
+
+
+def lies_unmoved(
+    before: np.ndarray, after: np.ndarray, box: tuple[float, float, float, float]
+) -> bool:
+    """Whether the die in ``box`` of ``after`` lies as it lay in ``before`` (the last throw
+    read): the box's pixels the same up to sensor noise once a change of the light (a gain
+    and an offset over the box: a lamp, the camera's exposure) is taken out.  A die moved,
+    turned or thrown again changes its outline; a new die where none lay changes the box."""
+    if before.shape != after.shape:
+        return False
+    h, w = after.shape[:2]
+    x0, y0 = max(0, int(box[0])), max(0, int(box[1]))
+    x1, y1 = min(w, math.ceil(box[2])), min(h, math.ceil(box[3]))
+    if x1 - x0 < 4 or y1 - y0 < 4:
+        return False
+
+    def grey(image: np.ndarray) -> np.ndarray:
+        part = image[y0:y1, x0:x1]
+        part = cv2.cvtColor(part, cv2.COLOR_BGR2GRAY) if part.ndim == 3 else part
+        return cv2.GaussianBlur(part.astype(np.float32), (0, 0), 1.0).ravel()
+
+    was, now = grey(before), grey(after)
+    fit = np.stack([was, np.ones_like(was)], axis=1)
+    (gain, offset), *_ = np.linalg.lstsq(fit, now, rcond=None)
+    if not 0.5 <= gain <= 2.0:  # not a change of light: something else lies there
+        return False
+    changed = np.abs(now - (gain * was + offset)) > BOX_NOISE
+    return float(changed.mean()) <= SAME_PLACE

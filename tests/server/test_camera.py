@@ -12,6 +12,7 @@ import subprocess
 import sys
 import time
 import urllib.request
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -277,6 +278,61 @@ def test_dice_thrown_before_their_check_are_read_again_on_request(tmp_path: Path
         assert first["check"] is None and "again" not in first["dice"][0]
         assert second["check"] == check["id"] and all(d["again"] for d in second["dice"])
         assert [d["face"] for d in first["dice"]] == [d["face"] for d in second["dice"]]
+
+
+def _taken_out(image: np.ndarray, empty: np.ndarray, box: tuple[int, ...]) -> np.ndarray:
+    """``image`` with the die in ``box`` taken out: the tray there as it is with no dice."""
+    out, pad = image.copy(), 8
+    x0, y0, x1, y1 = (max(0, box[0] - pad), max(0, box[1] - pad), box[2] + pad, box[3] + pad)
+    out[y0:y1, x0:x1] = empty[y0:y1, x0:x1]
+    return out
+
+
+def _noisy(image: np.ndarray, rng: np.random.Generator) -> np.ndarray:
+    """Another frame of the same still tray: only sensor noise differs."""
+    return np.clip(image + rng.normal(0, 2, image.shape), 0, 255).astype(np.uint8)
+
+
+def test_dice_lying_as_they_lay_in_the_last_throw_are_not_read_again(tmp_path: Path) -> None:
+    """Movement is not a throw: a hand passing over the tray settled it again and every die
+    on it was read as a new throw; a die taken out, and the two left were."""
+    rng = np.random.default_rng(40)
+    spec = ThrowSpec(dice=("dF",) * 3, tray=(60, 110, 45), camera=3)
+    first = render_settling(spec, np.random.default_rng(41), moving=4, still=6)
+    lying = render_throw(spec, np.random.default_rng(41))  # the same throw at rest
+    assert np.array_equal(lying.image, first[-1][0])
+    boxes = [d.box for d in lying.dice]
+    for seed in range(50, 90):  # the third die thrown again, where no die lies
+        again = render_throw(replace(spec, dice=("dF",)), np.random.default_rng(seed))
+        box = again.dice[0].box
+        if all(box[2] + 20 < b[0] or b[2] + 20 < box[0] or box[3] + 20 < b[1]
+               or b[3] + 20 < box[1] for b in boxes):  # fmt: skip
+            break
+    rest = _taken_out(lying.image, lying.empty_tray, boxes[2])  # two dice left
+    landed = rest.copy()  # the new die (and its shadow) from its own render
+    x0, y0, x1, y1 = (box[0] - 10, box[1] - 10, box[2] + 10, box[3] + 10)
+    landed[y0:y1, x0:x1] = again.image[y0:y1, x0:x1]
+    hand = lying.image.copy()
+    hand[100:400, 150:600] = (40, 60, 90)  # an arm over the tray, the dice untouched
+    frames = [image for image, _ in first]
+    frames += [hand] * 3 + [_noisy(lying.image, rng) for _ in range(6)]  # a hand passes
+    frames += [hand] * 3 + [_noisy(rest, rng) for _ in range(6)]  # a die taken out
+    frames += [hand] * 3 + [_noisy(landed, rng) for _ in range(6)]  # and thrown again
+    ledger, table, events = _watched_table(tmp_path)
+    three = table.create("peupfudge", {"dice": 3, "level": 2, "bonus": 0, "difficulty": 2})
+    one = table.create("peupfudge", {"dice": 1, "level": 2, "bonus": 0, "difficulty": 2})
+    camera = CameraSource("camera", Replay(frames, interval=0.1), DiceReader(), table,
+                          SettleDetector(0.3))  # fmt: skip
+    camera.start()
+    _wait(lambda: any(e.get("event") == "disconnected" for e in events))
+    camera.stop()
+    assert camera.throws_read == 4  # the tray settled four times ...
+    throws = [e.body for e in ledger.entries(kind="throw")]
+    assert [len(t["dice"]) for t in throws] == [3, 1], throws  # ... two throws were made
+    assert throws[0]["check"] == three["id"] and throws[1]["check"] == one["id"]
+    assert table.get(one["id"])["status"] == "resolved"
+    assert throws[1]["dice"][0]["face"] == again.dice[0].value
+    ledger.close()
 
 
 def test_unsure_dice_are_kept_and_announced_never_fed(tmp_path: Path) -> None:

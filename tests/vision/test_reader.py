@@ -19,7 +19,7 @@ from vision.frames import CameraError, ImageFolder, OpenCVCapture, Picamera2Sour
 from vision.pixels import FrameError
 from vision.reader import DiceReader, encode_crop
 from vision.render import MARBLED, PALETTE, ThrowSpec, render_settling, render_throw
-from vision.settle import SettleDetector
+from vision.settle import SettleDetector, lies_unmoved
 
 
 @pytest.fixture(scope="module")
@@ -257,6 +257,29 @@ def test_settle_detector_reads_once_after_the_dice_stop() -> None:
     assert len(settled_at) == 1  # handed over exactly once
     assert moving[settled_at[0]] and settled_at[0] >= moving.index(True) + 3
     assert all(not s.settled for s, flag in zip(states, moving, strict=True) if not flag)
+
+
+def test_a_die_lying_where_it_lay_is_told_from_one_moved_or_new() -> None:
+    """The measure behind "not read twice" (server/camera.py): rendered dice in two still
+    frames, or with the light changed, lie unmoved; a die moved a few pixels, turned, or
+    another throw's die in its place does not."""
+    rng = np.random.default_rng(30)
+    unmoved = moved = found = 0
+    for _ in range(6):
+        spec = ThrowSpec(dice=("d6", "dF", "d6"), looks=PIP_LOOKS)
+        frames = render_settling(spec, rng, moving=3, still=3)
+        before, after = frames[-2][0], frames[-1][0]  # sensor noise apart
+        dimmer = np.clip(before * 0.8 + 10, 0, 255).astype(np.uint8)  # a lamp, the exposure
+        other = render_throw(spec, rng).image
+        shifted = np.roll(before, (3, 2), axis=(0, 1))
+        boxes = [d.box for d in DiceReader().find(after)]
+        found += len(boxes)
+        for box in boxes:
+            unmoved += lies_unmoved(before, after, box) and lies_unmoved(dimmer, after, box)
+            moved += not lies_unmoved(shifted, after, box) and not lies_unmoved(other, after, box)
+    assert found >= 16 and unmoved == moved == found
+    grey = np.zeros((40, 40), np.uint8)
+    assert not lies_unmoved(grey, np.zeros((50, 40), np.uint8), (0, 0, 10, 10))  # other size
 
 
 def test_frame_sources(tmp_path: Path) -> None:
