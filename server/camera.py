@@ -207,8 +207,8 @@ class CameraSource:
             self._stills.append(frame.image)
         if state.settled:  # dice lying as they lay in the last throw read are not read twice
             before = None if self._again else self._last_read
-            self._last_read = frame.image
             self.read_throw(frame.image, list(self._stills)[:-1], before)
+            self._last_read = frame.image  # read (a throw that failed is read whole next time)
 
     def _once(self, last: str, why: str) -> str:
         """Announce ``why`` unless it is what the last frame was already announced for."""

@@ -306,10 +306,15 @@ def _now() -> str:
 
 def _too_many(thrown: int, need: Need, read_before: int) -> str:
     """Why a throw of ``thrown`` dice went to no check: the check needs fewer now.  Where
-    it has dice already, those may still lie on the tray (the camera reads them again)."""
+    it has dice already, they may have been thrown again with the new ones (the camera does
+    not read again a die lying where it lay: those may stay on the tray)."""
     dice = f"{need.count} {need.die}"
     at_a_time = " at a time (in this roll the order counts)" if need.count == 1 else ""
-    clear = " (take the dice already read out of the tray first)" if read_before else ""
+    clear = (
+        " (dice already read may stay where they lie: throw only the new ones)"
+        if read_before
+        else ""
+    )
     return (f"{thrown} {need.die}s were thrown together, but the check needs {dice}{at_a_time}: "
             f"they are recorded, not used; {need.prompt}{clear}")  # fmt: skip
 

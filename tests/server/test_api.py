@@ -237,11 +237,11 @@ def test_dice_thrown_together_go_only_to_a_check_that_needs_that_many_now(
         assert table.from_source("camera", [Reading("d5", 4, 1.0, "camera")]) is not None
         assert table.from_source("camera", sixes[:2]) is not None
         assert table.get(stop["id"])["readings"] == 1 and table.get(pool["id"])["readings"] == 2
-        # the d5 read left on the tray beside the next one: not read twice, and said so
+        # the d5 read thrown again with the next one: neither taken, and said so
         again = [Reading("d5", 4, 1.0, "camera"), Reading("d5", 1, 1.0, "camera")]
         assert table.from_source("camera", again) is None
         assert str(events[-1]["detail"]).endswith(
-            "(take the dice already read out of the tray first)"
+            "(dice already read may stay where they lie: throw only the new ones)"
         )
         assert table.get(stop["id"])["readings"] == 1
         assert ledger.verify().ok
