@@ -40,7 +40,7 @@ from vision.reader import (
     ThrowReading,
     encode_crop,
 )
-from vision.settle import SettleDetector, lies_unmoved
+from vision.settle import SettleDetector, unmoved_dice
 
 PIP_DICE = ("d6", "dF")
 UNSTEADY_SECONDS = 30.0  # motion with no still frame for this long: said once, as a notice
@@ -412,10 +412,10 @@ def _moved_only(
     before: np.ndarray | None, image: np.ndarray, result: ThrowReading
 ) -> tuple[ThrowReading, tuple[DieReading, ...]]:
     """The dice of ``result`` that moved since ``before`` (the last throw read), and those
-    that lie as they lay there (vision.settle.lies_unmoved)."""
+    that lie as they lay there (vision.settle.unmoved_dice: a nudged camera taken out)."""
     if before is None or not result.dice:
         return result, ()
-    still = [lies_unmoved(before, image, d.box) for d in result.dice]
+    still = unmoved_dice(before, image, [d.box for d in result.dice])
     if not any(still):
         return result, ()
     moved = tuple(d for d, lay in zip(result.dice, still, strict=True) if not lay)

@@ -9,7 +9,8 @@ next movement arms the detector again.
 Movement is not a throw: a hand passing over the tray, or a die taken out,
 settles the tray again with the other dice where they lay.  :func:`lies_unmoved`
 tells a die lying as it lay in the last throw read, so that it is not read
-twice.
+twice; :func:`unmoved_dice` does so for a throw's dice, with a camera nudged in between
+(the whole picture shifted) taken out first.
 """
 
 from __future__ import annotations
@@ -28,6 +29,8 @@ SAME_PLACE = 0.02  # a die's box in which no more than this share changed lies u
 # rendered dice in two still frames, and with the light 20% dimmer, 0 of 60; the same box in
 # another throw 0.14-0.98 (a die moved a pixel changes its whole outline)
 BOX_NOISE = 14.0  # grey levels, after a blur of 1 pixel: more is a change, not sensor noise
+SAME_VIEW = 0.3  # phase correlation's peak: above, two pictures show one scene, shifted
+# (rendered trays 1.04-1.06, nudged 1-7 px or not; another throw on another tray 0.05)
 
 
 @dataclass(frozen=True)
@@ -99,12 +102,48 @@ def lies_unmoved(
     def grey(image: np.ndarray) -> np.ndarray:
         part = image[y0:y1, x0:x1]
         part = cv2.cvtColor(part, cv2.COLOR_BGR2GRAY) if part.ndim == 3 else part
-        return cv2.GaussianBlur(part.astype(np.float32), (0, 0), 1.0).ravel()
+        return np.asarray(cv2.GaussianBlur(part.astype(np.float32), (0, 0), 1.0))
 
     was, now = grey(before), grey(after)
-    fit = np.stack([was, np.ones_like(was)], axis=1)
-    (gain, offset), *_ = np.linalg.lstsq(fit, now, rcond=None)
+    fit = np.stack([was.ravel(), np.ones(was.size, np.float32)], axis=1)
+    (gain, offset), *_ = np.linalg.lstsq(fit, now.ravel(), rcond=None)
     if not 0.5 <= gain <= 2.0:  # not a change of light: something else lies there
         return False
-    changed = np.abs(now - (gain * was + offset)) > BOX_NOISE
+    # changed: brighter or darker than every pixel within one of it was, so a shift under a
+    # pixel (a nudge of the camera not quite taken out) changes nothing, a die moved does
+    reach = np.ones((3, 3), np.uint8)
+    high = gain * cv2.dilate(was, reach) + offset + BOX_NOISE
+    low = gain * cv2.erode(was, reach) + offset - BOX_NOISE
+    changed = (now > high) | (now < low)
     return float(changed.mean()) <= SAME_PLACE
+
+
+def picture_shift(before: np.ndarray, after: np.ndarray) -> tuple[float, float]:
+    """How far the whole picture moved from ``before`` to ``after`` (x, y pixels: a camera
+    nudged, its mount knocked), by phase correlation; (0, 0) where the two do not show one
+    scene shifted."""
+
+    def grey(image: np.ndarray) -> np.ndarray:
+        plain = cv2.cvtColor(image, cv2.COLOR_BGR2GRAY) if image.ndim == 3 else image
+        return plain.astype(np.float32)
+
+    h, w = after.shape[:2]
+    window = cv2.createHanningWindow((w, h), cv2.CV_32F)
+    (dx, dy), peak = cv2.phaseCorrelate(grey(before), grey(after), window)
+    return (float(dx), float(dy)) if peak > SAME_VIEW else (0.0, 0.0)
+
+
+def unmoved_dice(
+    before: np.ndarray, after: np.ndarray, boxes: list[tuple[float, float, float, float]]
+) -> list[bool]:
+    """For each box of ``after``: whether its die lies as it lay in ``before`` (the last
+    throw read; :func:`lies_unmoved`), once a nudge of the camera between the two is taken
+    out (a pixel's shift of the whole picture moves every die's outline)."""
+    if before.shape != after.shape or not boxes:
+        return [False] * len(boxes)
+    dx, dy = picture_shift(before, after)
+    if math.hypot(dx, dy) >= 0.2:
+        h, w = after.shape[:2]
+        along = np.array([[1, 0, dx], [0, 1, dy]], np.float32)
+        before = cv2.warpAffine(before, along, (w, h), borderMode=cv2.BORDER_REPLICATE)
+    return [lies_unmoved(before, after, box) for box in boxes]

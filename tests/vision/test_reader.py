@@ -19,7 +19,7 @@ from vision.frames import CameraError, ImageFolder, OpenCVCapture, Picamera2Sour
 from vision.pixels import FrameError
 from vision.reader import DiceReader, encode_crop
 from vision.render import MARBLED, PALETTE, ThrowSpec, render_settling, render_throw
-from vision.settle import SettleDetector, lies_unmoved
+from vision.settle import SettleDetector, lies_unmoved, unmoved_dice
 
 
 @pytest.fixture(scope="module")
@@ -261,8 +261,9 @@ def test_settle_detector_reads_once_after_the_dice_stop() -> None:
 
 def test_a_die_lying_where_it_lay_is_told_from_one_moved_or_new() -> None:
     """The measure behind "not read twice" (server/camera.py): rendered dice in two still
-    frames, or with the light changed, lie unmoved; a die moved a few pixels, turned, or
-    another throw's die in its place does not."""
+    frames, with the light changed, or a pixel off (a nudge) lie unmoved; another throw's
+    die in the box, or a die turned where it lay, does not; a camera nudged a few pixels
+    moves no die."""
     rng = np.random.default_rng(30)
     unmoved = moved = found = 0
     for _ in range(6):
@@ -270,14 +271,28 @@ def test_a_die_lying_where_it_lay_is_told_from_one_moved_or_new() -> None:
         frames = render_settling(spec, rng, moving=3, still=3)
         before, after = frames[-2][0], frames[-1][0]  # sensor noise apart
         dimmer = np.clip(before * 0.8 + 10, 0, 255).astype(np.uint8)  # a lamp, the exposure
+        nudged = np.roll(before, (1, 0), axis=(0, 1))
         other = render_throw(spec, rng).image
-        shifted = np.roll(before, (3, 2), axis=(0, 1))
         boxes = [d.box for d in DiceReader().find(after)]
         found += len(boxes)
         for box in boxes:
-            unmoved += lies_unmoved(before, after, box) and lies_unmoved(dimmer, after, box)
-            moved += not lies_unmoved(shifted, after, box) and not lies_unmoved(other, after, box)
+            unmoved += all(lies_unmoved(b, after, box) for b in (before, dimmer, nudged))
+            moved += not lies_unmoved(other, after, box)
     assert found >= 16 and unmoved == moved == found
+    # a camera nudged 2.5 px across, 1.5 up, between two throws: the whole picture moved,
+    # no die; then one die turned where it lay: that one moved
+    along = np.array([[1, 0, 2.5], [0, 1, -1.5]], np.float32)
+    nudged = cv2.warpAffine(before, along, (640, 640), borderMode=cv2.BORDER_REPLICATE)
+    boxes = [d.box for d in DiceReader().find(nudged)]
+    assert len(boxes) == 3 and not all(lies_unmoved(before, nudged, b) for b in boxes)
+    assert unmoved_dice(before, nudged, boxes) == [True, True, True]
+    x0, y0, x1, y1 = (int(v) for v in boxes[0])
+    turned = nudged.copy()
+    part = turned[y0:y1, x0:x1]
+    spin = cv2.getRotationMatrix2D(((x1 - x0) / 2, (y1 - y0) / 2), 35, 1.0)
+    turned[y0:y1, x0:x1] = cv2.warpAffine(part, spin, (x1 - x0, y1 - y0),
+                                          borderMode=cv2.BORDER_REFLECT)  # fmt: skip
+    assert unmoved_dice(before, turned, boxes) == [False, True, True]
     grey = np.zeros((40, 40), np.uint8)
     assert not lies_unmoved(grey, np.zeros((50, 40), np.uint8), (0, 0, 10, 10))  # other size
 
