@@ -31,6 +31,7 @@ SAME_PLACE = 0.02  # a die's box in which no more than this share changed lies u
 BOX_NOISE = 14.0  # grey levels, after a blur of 1 pixel: more is a change, not sensor noise
 SAME_VIEW = 0.3  # phase correlation's peak: above, two pictures show one scene, shifted
 # (rendered trays 1.04-1.06, nudged 1-7 px or not; another throw on another tray 0.05)
+SHIFT_WIDTH = 640  # pixels: a larger frame is shrunk to this to find the shift
 
 
 @dataclass(frozen=True)
@@ -123,14 +124,17 @@ def picture_shift(before: np.ndarray, after: np.ndarray) -> tuple[float, float]:
     nudged, its mount knocked), by phase correlation; (0, 0) where the two do not show one
     scene shifted."""
 
+    h, w = after.shape[:2]
+    scale = min(1.0, SHIFT_WIDTH / max(h, w))  # a large frame at most SHIFT_WIDTH: 5-9 ms
+    size = (max(8, round(w * scale)), max(8, round(h * scale)))
+
     def grey(image: np.ndarray) -> np.ndarray:
         plain = cv2.cvtColor(image, cv2.COLOR_BGR2GRAY) if image.ndim == 3 else image
-        return plain.astype(np.float32)
+        return cv2.resize(plain, size, interpolation=cv2.INTER_AREA).astype(np.float32)
 
-    h, w = after.shape[:2]
-    window = cv2.createHanningWindow((w, h), cv2.CV_32F)
+    window = cv2.createHanningWindow(size, cv2.CV_32F)
     (dx, dy), peak = cv2.phaseCorrelate(grey(before), grey(after), window)
-    return (float(dx), float(dy)) if peak > SAME_VIEW else (0.0, 0.0)
+    return (float(dx) / scale, float(dy) / scale) if peak > SAME_VIEW else (0.0, 0.0)
 
 
 def unmoved_dice(
