@@ -244,9 +244,11 @@ class CameraSource:
 
     # --- one settled throw ----------------------------------------------------------------
     def expected_die(self) -> str:
-        """What to read: the die the oldest waiting check needs, when the camera can read it."""
-        readable = [d for d in self._table.needs() if d in PIP_DICE or d in self._reader.diesets]
-        return readable[0] if readable else "any"
+        """What to read: the die the waiting checks need, when the camera can read it; "any"
+        where they need several kinds (a d6 pool and a Fudge check at one table: read as d6s,
+        the Fudge dice thrown for the second were all left to confirm) or none it reads."""
+        readable = {d for d in self._table.needs() if d in PIP_DICE or d in self._reader.diesets}
+        return readable.pop() if len(readable) == 1 else "any"
 
     def read_throw(
         self,

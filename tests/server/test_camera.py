@@ -335,6 +335,25 @@ def test_dice_lying_as_they_lay_in_the_last_throw_are_not_read_again(tmp_path: P
     ledger.close()
 
 
+def test_with_checks_for_two_kinds_of_dice_waiting_the_camera_reads_either(
+    tmp_path: Path,
+) -> None:
+    """A d6 pool set up first and a Fudge check after it: the Fudge dice thrown first were
+    read as d6s, the only die expected, and all left to confirm."""
+    throw = render_throw(ThrowSpec(dice=("dF",) * 3), np.random.default_rng(44))
+    ledger, table, _ = _watched_table(tmp_path)
+    pool = table.create("d6pool", {"level": 3, "difficulty": 4})
+    fudge = table.create("peupfudge", {"dice": 3, "level": 2, "bonus": 0, "difficulty": 2})
+    camera = CameraSource("camera", Replay([]), DiceReader(), table)
+    assert camera.expected_die() == "any"
+    result = camera.read_throw(throw.image)
+    assert sorted(d.value for d in result.certain) == sorted(d.value for d in throw.dice)
+    assert table.get(fudge["id"])["status"] == "resolved"
+    assert table.get(pool["id"])["readings"] == 0
+    assert camera.expected_die() == "d6"  # one kind waiting: read as that one
+    ledger.close()
+
+
 def test_unsure_dice_are_kept_and_announced_never_fed(tmp_path: Path) -> None:
     ledger, table, events = _watched_table(tmp_path)
     check = table.create("d6pool", {"level": 2, "difficulty": 3})
