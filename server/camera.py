@@ -429,9 +429,9 @@ def outlined(image: np.ndarray, result: ThrowReading, unmoved: Sequence[DieReadi
     """The frame as JPEG with every die outlined and labelled (green read, amber unsure,
     grey lying as it lay in the throw read before: not read again)."""
     shown = image.copy()
-    for d, before in [(d, False) for d in result.dice] + [(d, True) for d in unmoved]:
+    for d, old in [(d, False) for d in result.dice] + [(d, True) for d in unmoved]:
         x0, y0, x1, y1 = d.box
-        colour = (160, 160, 160) if before else (0, 190, 255) if d.uncertain else (80, 200, 60)
+        colour = (160, 160, 160) if old else (0, 190, 255) if d.uncertain else (80, 200, 60)
         cv2.rectangle(shown, (x0, y0), (x1, y1), colour, 2)
         label = "?" if d.value is None else (f"{d.value:+d}" if d.die == "dF" else str(d.value))
         cv2.putText(shown, f"{d.die}:{label}", (x0, max(12, y0 - 4)), cv2.FONT_HERSHEY_SIMPLEX,

@@ -26,8 +26,8 @@ from vision.frames import Frame
 WIDTH = 160  # the comparison copy's width: dice stay several pixels wide
 MOVED_SHARE = 0.002  # a frame in which more than this share of the copy changed is moving
 SAME_PLACE = 0.02  # a die's box in which no more than this share changed lies unmoved:
-# rendered dice in two still frames, and with the light 20% dimmer, 0 of 60; the same box in
-# another throw 0.14-0.98 (a die moved a pixel changes its whole outline)
+# 45 rendered dice in two still frames, or with the light 20% dimmer, 0%; a pixel off (the
+# same face up) 0-1.2%; the same box in another throw 10.7-100% (docs/vision.md, "Read once")
 BOX_NOISE = 14.0  # grey levels, after a blur of 1 pixel: more is a change, not sensor noise
 SAME_VIEW = 0.3  # phase correlation's peak: above, two pictures show one scene, shifted
 # (rendered trays 1.04-1.06, nudged 1-7 px or not; another throw on another tray 0.05)
@@ -123,7 +123,6 @@ def picture_shift(before: np.ndarray, after: np.ndarray) -> tuple[float, float]:
     """How far the whole picture moved from ``before`` to ``after`` (x, y pixels: a camera
     nudged, its mount knocked), by phase correlation; (0, 0) where the two do not show one
     scene shifted."""
-
     h, w = after.shape[:2]
     scale = min(1.0, SHIFT_WIDTH / max(h, w))  # a large frame at most SHIFT_WIDTH: 5-9 ms
     size = (max(8, round(w * scale)), max(8, round(h * scale)))
