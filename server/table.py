@@ -192,8 +192,19 @@ class Table:
         Such a throw is refused whole, and the check waiting for that die is told why
         (a "refused" event), so the players throw again as asked.
 
-        Returns the state of the check they fed, or None.
+        Dice of several kinds thrown together (a pool's d6s and another check's Fudge
+        dice) are each kind a throw of its own: they went to no check at all.
+
+        Returns the state of the (first) check they fed, or None.
         """
+        kinds = list(dict.fromkeys(r.die for r in readings))
+        if len(kinds) > 1:
+            states = []
+            for kind in kinds:
+                mine = [i for i, r in enumerate(readings) if r.die == kind]
+                more = None if extras is None else [extras[i] for i in mine if i < len(extras)]
+                states.append(self.from_source(source, [readings[i] for i in mine], more))
+            return next((state for state in states if state is not None), None)
         readings = [self._known_identity(source, r) for r in readings]
         with self._lock:
             waiting = [a for a in self._checks.values() if a.check.need() is not None]

@@ -244,6 +244,13 @@ def test_dice_thrown_together_go_only_to_a_check_that_needs_that_many_now(
             "(dice already read may stay where they lie: throw only the new ones)"
         )
         assert table.get(stop["id"])["readings"] == 1
+        # a d5 and two d6s thrown together, for the two checks: each kind goes to its own
+        mixed = [Reading("d6", 2, 1.0, "camera"), Reading("d5", 3, 1.0, "camera"),
+                 Reading("d6", 3, 1.0, "camera")]  # fmt: skip
+        table.from_source("camera", mixed, [{"box": [i, 0, 9, 9]} for i in range(3)])
+        assert table.get(stop["id"])["readings"] == 2 and table.get(pool["id"])["readings"] == 4
+        d6s, d5s = table.throws(2)[1], table.throws(2)[0]
+        assert [d["box"][0] for d in d6s["dice"]] == [0, 2] and d5s["dice"][0]["box"][0] == 1
         assert ledger.verify().ok
 
 
