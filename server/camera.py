@@ -14,7 +14,7 @@ import contextlib
 import math
 import threading
 import time
-from collections import deque
+from collections import Counter, deque
 from collections.abc import Callable, Sequence
 from dataclasses import replace
 from typing import Any
@@ -308,8 +308,9 @@ class CameraSource:
             extras.append(
                 {"crop": crop_hash, "box": list(d.box), **({"again": True} if again else {})}
             )
-        if readings:
-            self._table.from_source(self.name, readings, extras)
+        if readings:  # with how many of each kind it was unsure of: thrown together too
+            unsure = Counter(d.die for d in result.dice if d.to_reading() is None)
+            self._table.from_source(self.name, readings, extras, dict(unsure))
         return result
 
     def _empty_tray(self, image: np.ndarray) -> np.ndarray | None:

@@ -180,6 +180,7 @@ class Table:
         source: str,
         readings: Sequence[Reading],
         extras: Sequence[dict[str, Any]] | None = None,
+        unsure: dict[str, int] | None = None,
     ) -> dict[str, Any] | None:
         """Readings a source saw by itself (a tower, the camera), the dice of one throw:
         they go to the oldest unresolved check that is waiting for that die and needs at
@@ -190,7 +191,9 @@ class Table:
         take them one after another in whatever order the source listed them (the camera:
         where they lie): which d5 came before the stop face, which d6 was an explosion's.
         Such a throw is refused whole, and the check waiting for that die is told why
-        (a "refused" event), so the players throw again as asked.
+        (a "refused" event), so the players throw again as asked.  ``unsure``: how many
+        dice of each kind the same throw held that the source could not read surely (left
+        to a person): they were thrown together too.
 
         Dice of several kinds thrown together (a pool's d6s and another check's Fudge
         dice) are each kind a throw of its own: they went to no check at all.
@@ -203,17 +206,18 @@ class Table:
             for kind in kinds:
                 mine = [i for i, r in enumerate(readings) if r.die == kind]
                 more = None if extras is None else [extras[i] for i in mine if i < len(extras)]
-                states.append(self.from_source(source, [readings[i] for i in mine], more))
+                states.append(self.from_source(source, [readings[i] for i in mine], more, unsure))
             return next((state for state in states if state is not None), None)
         readings = [self._known_identity(source, r) for r in readings]
         with self._lock:
             waiting = [a for a in self._checks.values() if a.check.need() is not None]
         too_many: tuple[ActiveCheck, Need] | None = None
+        together = len(readings) + (unsure or {}).get(readings[0].die if readings else "", 0)
         for active in waiting:  # dicts keep creation order: the oldest first
             need = active.check.need()
             if need is None or not all(need.die == r.die for r in readings):
                 continue
-            if len(readings) > need.count:
+            if together > need.count:
                 too_many = too_many or (active, need)
                 continue  # another check may need them all
             try:
@@ -227,7 +231,7 @@ class Table:
             self._announce({"type": "reading", "check": None, **reading})
         if too_many is not None:
             active, need = too_many
-            why = _too_many(len(readings), need, len(active.check.readings))
+            why = _too_many(together, need, len(active.check.readings))
             self._announce({"type": "refused", "check": active.id, "source": source, "detail": why})
         return None
 

@@ -244,6 +244,11 @@ def test_dice_thrown_together_go_only_to_a_check_that_needs_that_many_now(
             "(dice already read may stay where they lie: throw only the new ones)"
         )
         assert table.get(stop["id"])["readings"] == 1
+        # one d5 read surely, one the camera was unsure of: thrown together, not taken
+        one = [Reading("d5", 2, 1.0, "camera")]
+        assert table.from_source("camera", one, None, {"d5": 1}) is None
+        assert str(events[-1]["detail"]).startswith("2 d5s were thrown together")
+        assert table.get(stop["id"])["readings"] == 1
         # a d5 and two d6s thrown together, for the two checks: each kind goes to its own
         mixed = [Reading("d6", 2, 1.0, "camera"), Reading("d5", 3, 1.0, "camera"),
                  Reading("d6", 3, 1.0, "camera")]  # fmt: skip
