@@ -70,6 +70,19 @@ def _start_two_d6(page: Any) -> Any:
     return card
 
 
+def _table_and_kiosk(browser: Any, url: str) -> tuple[Any, Any]:
+    """The Table page and the kiosk of the service at ``url``, both live."""
+    from playwright.sync_api import expect
+
+    pages = []
+    for path in ("/", "/kiosk"):
+        page = browser.new_page()
+        page.goto(f"{url}{path}")
+        expect(page.locator("#live")).to_have_text("live")
+        pages.append(page)
+    return pages[0], pages[1]
+
+
 @contextmanager
 def _in_process(app: Any) -> Iterator[str]:
     """``app`` served by uvicorn on a thread of this process (so a test can be the camera):
@@ -560,12 +573,7 @@ def test_dice_thrown_together_beyond_the_need_are_explained_on_the_card_and_kios
     with Ledger(tmp_path) as ledger:
         table = Table(ledger)  # the service in this process, so the test can be the camera
         with _in_process(create_app(table)) as url:
-            page = browser.new_page()
-            page.goto(f"{url}/")
-            expect(page.locator("#live")).to_have_text("live")
-            kiosk = browser.new_page()
-            kiosk.goto(f"{url}/kiosk")
-            expect(kiosk.locator("#live")).to_have_text("live")
+            page, kiosk = _table_and_kiosk(browser, url)
             page.select_option("#system", "d5")
             page.fill("#p-at_least", "2")
             page.click("text=Start the check")
@@ -608,12 +616,7 @@ def test_a_die_the_camera_is_unsure_of_is_settled_on_the_table_page(
         table = Table(ledger)  # the service in this process, so the test can be the camera
         camera = CameraSource("camera", Replay([]), DiceReader(), table)
         with _in_process(create_app(table, camera=camera)) as url:
-            page = browser.new_page()
-            page.goto(f"{url}/")
-            expect(page.locator("#live")).to_have_text("live")
-            kiosk = browser.new_page()
-            kiosk.goto(f"{url}/kiosk")
-            expect(kiosk.locator("#live")).to_have_text("live")
+            page, kiosk = _table_and_kiosk(browser, url)
             card = _start_two_d6(page)
             result = camera.read_throw(soft)
             assert result.uncertain
