@@ -245,10 +245,15 @@ class CameraSource:
     # --- one settled throw ----------------------------------------------------------------
     def expected_die(self) -> str:
         """What to read: the die the waiting checks need, when the camera can read it; "any"
-        where they need several kinds (a d6 pool and a Fudge check at one table: read as d6s,
-        the Fudge dice thrown for the second were all left to confirm) or none it reads."""
-        readable = {d for d in self._table.needs() if d in PIP_DICE or d in self._reader.diesets}
-        return readable.pop() if len(readable) == 1 else "any"
+        where they need d6s and dFs both (a d6 pool and a Fudge check at one table: read as
+        d6s, the Fudge dice thrown for the second were all left to confirm) or none it reads.
+        Where they need a numbered die and another kind, the oldest check's: read as "any",
+        a red d5 was read a sure d20 by a red d20 set (13 of 24 rendered d5s are sure for
+        both sets), and fed to no check."""
+        readable = [d for d in self._table.needs() if d in PIP_DICE or d in self._reader.diesets]
+        if not readable:
+            return "any"
+        return "any" if set(readable) == set(PIP_DICE) else readable[0]
 
     def read_throw(
         self,

@@ -351,6 +351,12 @@ def test_with_checks_for_two_kinds_of_dice_waiting_the_camera_reads_either(
     assert table.get(fudge["id"])["status"] == "resolved"
     assert table.get(pool["id"])["readings"] == 0
     assert camera.expected_die() == "d6"  # one kind waiting: read as that one
+    # a numbered die and another kind: the oldest check's (read as any die, a red d5 was
+    # read a sure d20 by a red d20 set)
+    reader = DiceReader()
+    reader.diesets = {"d5": taught_from_renders("d5", 2)}
+    table.create("d5", {"at_least": 1})
+    assert CameraSource("camera", Replay([]), reader, table).expected_die() == "d6"
     ledger.close()
 
 
