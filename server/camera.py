@@ -298,6 +298,7 @@ class CameraSource:
             return result
         readings: list[Reading] = []
         extras: list[dict[str, Any]] = []
+        unsure: Counter[str] = Counter()  # by kind: thrown together with the readings too
         for d in result.dice:
             crop_hash, kept = self._table.ledger.store_crop(encode_crop(d.crop))
             if kept is None and not self._told_disk:
@@ -308,13 +309,13 @@ class CameraSource:
             reading = d.to_reading(self.name)
             if reading is None:
                 self._table.uncertain(self.name, {**d.to_dict(), "crop": crop_hash})
+                unsure[d.die] += 1
                 continue
             readings.append(reading)
             extras.append(
                 {"crop": crop_hash, "box": list(d.box), **({"again": True} if again else {})}
             )
-        if readings:  # with how many of each kind it was unsure of: thrown together too
-            unsure = Counter(d.die for d in result.dice if d.to_reading() is None)
+        if readings:
             self._table.from_source(self.name, readings, extras, dict(unsure))
         return result
 
