@@ -248,8 +248,9 @@ class CameraSource:
         where they need d6s and dFs both (a d6 pool and a Fudge check at one table: read as
         d6s, the Fudge dice thrown for the second were all left to confirm) or none it reads.
         Where they need a numbered die and another kind, the oldest check's: read as "any",
-        a red d5 was read a sure d20 by a red d20 set (13 of 24 rendered d5s are sure for
-        both sets), and fed to no check."""
+        a red d5 was read a sure d20 by a red d20 set (13 of 24 rendered d5s, before the
+        outline's shape was compared), and fed to no check; a d10 still is by a d20 set of
+        its colour (docs/vision.md, Known gaps)."""
         readable = [d for d in self._table.needs() if d in PIP_DICE or d in self._reader.diesets]
         if not readable:
             return "any"

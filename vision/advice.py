@@ -17,6 +17,8 @@ LEANING = "may be cocked"  # a numbered die whose numeral is not where a flat di
 NUMBERED_DIE = "numbered die"  # a d5, d10 or d20 among pip dice (the face network's class)
 NUMBERED_UNTAUGHT = "numbered die, no set"  # ... where no pip die was expected ("any")
 NUMERAL_BLURRED = "numeral blurred"  # a numbered die read surely, but blurred (NUMERAL_SHARP)
+OTHER_SHAPE = "not the set's shape"  # a numbered die whose outline no taught face has: of
+# another type (a d5 among d20s of its colour: their numerals read alike), asked to confirm
 
 
 def advice_for(
@@ -48,6 +50,10 @@ def advice_for(
                 "the camera once its set is taught (Devices page)")  # fmt: skip
     if problem == "impossible pips":
         return f"look at the {name}: its pips make no real face (a misprint, or something on it?)"
+    if problem == OTHER_SHAPE and not confirming(value, confidence, cut, problem):
+        other = f"{colour} die" if colour else "die"
+        return (f"take the {other} out of the tray if it is not a {die} (its outline is not a "
+                f"taught {die}'s); if it is one, re-throw it")  # fmt: skip
     if confirming(value, confidence, cut, problem):
         shown = " or ".join(
             f"{v:+d}" if die == "dF" else str(v) for v in (value, runner_up) if v is not None
@@ -58,6 +64,9 @@ def advice_for(
         if problem == LEANING:
             return (f"confirm: {shown}? (the {name}: its numeral is not where a flat die has "
                     "it, as on a cocked die; if it is cocked, re-throw it)")  # fmt: skip
+        if problem == OTHER_SHAPE:
+            return (f"confirm: {shown}? (the {name}: its outline is not a taught {die}'s; if "
+                    f"it is a die of another kind, take it out of the tray)")  # fmt: skip
         if problem == NUMERAL_BLURRED:
             return (f"confirm: {shown}? (the {name}: it is blurred, and a blurred numeral may "
                     "be another; focus the camera)")  # fmt: skip
@@ -69,7 +78,7 @@ def confirming(value: int | None, confidence: float, cut: bool, problem: str) ->
     """Whether an uncertain die's advice is to confirm its guess (else: move, re-throw…)."""
     return (
         value is not None and confidence >= LIKELY and not cut
-        and problem in ("", TRAY_COLOURED, LEANING, NUMERAL_BLURRED)
+        and problem in ("", TRAY_COLOURED, LEANING, NUMERAL_BLURRED, OTHER_SHAPE)
     )  # fmt: skip
 
 

@@ -28,6 +28,7 @@ from vision.advice import (
     NUMBERED_DIE,
     NUMBERED_UNTAUGHT,
     NUMERAL_BLURRED,
+    OTHER_SHAPE,
     TRAY_COLOURED,
     advice_for,
     offered_runner_up,
@@ -355,7 +356,7 @@ class DiceReader:
         frame's noise moves a small numeral's scores: of 72 rendered d20s read in three
         still frames, 11 were sure in some and not in others).  Any other answer in any
         frame, and it stays as it was.  ``slant``: see :func:`camera_slant`."""
-        plain = not (match.foreign or match.untold or match.leaning)
+        plain = not (match.foreign or match.untold or match.leaning or match.misshapen)
         if not plain or not LIKELY <= match.confidence < self.sure:
             return match
         confidences = [match.confidence]
@@ -382,7 +383,8 @@ class DiceReader:
         crop = crop_die(image, box, SIDE, margin=1.0)
         problem = (
             FOREIGN if match.foreign else TRAY_COLOURED if match.untold
-            else LEANING if match.leaning and value is not None else ""
+            else LEANING if match.leaning and value is not None
+            else OTHER_SHAPE if match.misshapen and value is not None else ""
         )  # fmt: skip
         if (
             not problem and not cut and value is not None and match.confidence >= self.sure
@@ -390,8 +392,9 @@ class DiceReader:
         ):  # fmt: skip
             problem = NUMERAL_BLURRED  # blurred past its strokes, a numeral reads as another
         if (
-            problem in ("", LEANING) and not cut and dieset.die != "d6_numeral"
-            and (match.confidence < LIKELY or problem == LEANING) and self._pips(image, box)
+            problem in ("", LEANING, OTHER_SHAPE) and not cut and dieset.die != "d6_numeral"
+            and (match.confidence < LIKELY or problem in (LEANING, OTHER_SHAPE))
+            and self._pips(image, box)
         ):  # fmt: skip
             # a pip die among numbered ones, which the set would leave to re-throw or ask
             # "may be cocked, confirm: 14?": take it out (a numbered die the set asks
@@ -416,7 +419,7 @@ class DiceReader:
             match = dieset.read(image, box)
             if (
                 match.seen and match.confidence >= self.sure and not match.cut
-                and not (match.foreign or match.untold or match.leaning)
+                and not (match.foreign or match.untold or match.leaning or match.misshapen)
             ):  # fmt: skip
                 return dieset, match
         return None

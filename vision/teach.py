@@ -36,6 +36,7 @@ import numpy as np
 
 from mechanics.reading import faces_of
 from vision.crops import crop_die
+from vision.die_shape import outline_shape, shape_gap
 from vision.pixels import FrameError, read_image
 from vision.teach_body import MARGIN, Body, body_colour, colour_gap, locate
 from vision.teach_marks import SIDE, VARIANTS, Bank, Marks, ink_polarity
@@ -84,6 +85,9 @@ class FaceMatch:
     # in the REGION-px square from match(), in the frame's pixels from read()
     cut: bool = False  # from read(): the body runs up to the frame's edge
     foreign: bool = False  # a die body of another colour than every taught face's
+    misshapen: bool = False  # its outline is no taught face's shape (vision.die_shape): a die
+    # of another type, whose numerals read as the set's would (from read(): a die cut by the
+    # frame's edge is not misshapen, it is cut)
     runner_up: int | None = None  # the next closest face (offered beside a guess to confirm)
     untold: bool = False  # no body told apart from the tray: read from the box, never sure
     leaning: bool = False  # the numeral lies OFF_TAUGHT or more from where a flat die has it
@@ -187,6 +191,7 @@ class DieSet:
         self._bank: Bank | None = None  # built when first read (after all the teaching)
         self._polarity = 0
         self._colours = np.zeros((0, 2))
+        self._shapes = np.zeros((0, 0))
 
     @property
     def reading_die(self) -> str:
@@ -216,6 +221,9 @@ class DieSet:
                         marks = Marks.of(region, body, self._polarity, blur)
                         self._bank.add(taught.value, marks)
             self._colours = np.array([body_colour(t.region, t.body) for t in self._taught])
+            # an old set's crops (the box alone) have no body outline to measure
+            shapes = [outline_shape(t.body.mask) for t in self._taught if t.body.mask is not None]
+            self._shapes = np.array([s for s in shapes if s is not None])
         return self._bank
 
     def teach(self, value: int, crop: np.ndarray) -> None:
@@ -296,7 +304,8 @@ class DieSet:
         )
         k, ox, oy = _geometry(box)  # from the region's pixels back to the frame's
         outline = (ox + a * k, oy + b * k, ox + c * k, oy + d * k)
-        return replace(match, outline=outline, cut=cut)
+        # a die cut by the frame's edge has lost its shape, not changed it
+        return replace(match, outline=outline, cut=cut, misshapen=match.misshapen and not cut)
 
     def match(
         self, crop: np.ndarray, margin: float = MARGIN, untold: bool = False, split: bool = False
@@ -322,6 +331,7 @@ class DieSet:
         if colour_gap(colour, self._colours) > FOREIGN:  # someone else's die, or no die
             seen = not body.carved
             return FaceMatch(bank.values[0], 0.0, 0.0, 0.0, seen, outline, foreign=seen)
+        misshapen = self._misshapen(body)
         query = Marks.of(region, body, self._polarity)
         found = bank.best(query)
         ink, both = found.ink, found.both
@@ -349,8 +359,16 @@ class DieSet:
         lean = (x - flat_x, y - flat_y) if measured else None
         return FaceMatch(
             value, score, score - second, sure, seen, outline, runner_up=runner,
-            untold=body.untold, leaning=may_be_cocked(lean), lean=lean,
+            untold=body.untold, leaning=may_be_cocked(lean), lean=lean, misshapen=misshapen,
         )  # fmt: skip
+
+    def _misshapen(self, body: Body) -> bool:
+        """Whether ``body``'s outline is no taught face's shape (a d5 among d20s of its
+        colour); not told where the outline is a guess (a carved or untold body)."""
+        if body.carved or body.untold or body.mask is None or len(self._shapes) == 0:
+            return False
+        shape = outline_shape(body.mask)
+        return shape is not None and shape_gap(shape, self._shapes) > 1.0
 
     # --- on disk ------------------------------------------------------------------------------
     def save(self, folder: Path) -> None:

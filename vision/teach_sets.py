@@ -47,7 +47,9 @@ class DieSets:
         matches = [s.read(image, box, split) for s in self.sets]
         own = [m for m in matches if m.seen and not m.foreign]
         if own:
-            return max(own, key=lambda m: (m.confidence, m.score))
+            # a set whose dice have its outline before one whose dice do not (a d20 set of
+            # two brands, one with rounder edges)
+            return max(own, key=lambda m: (not m.misshapen, m.confidence, m.score))
         return next((m for m in matches if m.foreign), matches[0])
 
 
