@@ -135,14 +135,16 @@ def camera_routes(
 
     @router.post("/api/diesets/{name}/teach", status_code=201, dependencies=admin_only)
     def teach(name: str, body: TeachFace) -> dict[str, Any]:
-        """Teach one face of a numbered die from the camera's last settled throw (admin)."""
+        """Teach one face of a numbered die from the camera's last settled throw (admin);
+        ``note``: what to check ("" where nothing), such as a die whose outline is not the
+        faces' taught before (another die shown by mistake)."""
         store = _store()
         frame, reader = _settled(body.source)
         try:
-            taught = store.teach(name, body.die, body.value, frame, reader)
+            taught, note = store.teach(name, body.die, body.value, frame, reader)
         except DieSetError as err:
             raise HTTPException(status_code=422, detail=str(err)) from None
-        return summary(taught)
+        return summary(taught) | {"note": note}
 
     def _store() -> DieSetStore:
         if diesets is None:

@@ -88,8 +88,9 @@ class DieSetStore:
 
     def teach(
         self, name: str, die: str, value: int, image: np.ndarray, reader: DiceReader
-    ) -> DieSet:
-        """Teach ``value`` from the one die in ``image`` (a settled frame) and save the set."""
+    ) -> tuple[DieSet, str]:
+        """Teach ``value`` from the one die in ``image`` (a settled frame) and save the set;
+        with it, what a person should check ("": nothing; see DieSet.teach)."""
         if die not in DIE_TYPES:
             raise DieSetError(f"teach mode is for {', '.join(DIE_TYPES)}, not {die!r}")
         path = self._path(name)
@@ -100,9 +101,9 @@ class DieSetStore:
         found = reader.find(image)
         if len(found) != 1:
             raise DieSetError(f"show exactly one die to teach a face; the camera sees {len(found)}")
-        dieset.teach(value, DieSet.region(image, found[0].box))
+        note = dieset.teach(value, DieSet.region(image, found[0].box))
         dieset.save(path)
-        return dieset
+        return dieset, note
 
     def face_picture(self, name: str, value: int) -> bytes:
         """The photos face ``value`` of set ``name`` was taught from, side by side (PNG,

@@ -226,16 +226,44 @@ class DieSet:
             self._shapes = np.array([s for s in shapes if s is not None])
         return self._bank
 
-    def teach(self, value: int, crop: np.ndarray) -> None:
+    def teach(self, value: int, crop: np.ndarray) -> str:
         """Teach face ``value`` from ``crop``: the square around the die's finder box,
-        ``self.margin`` times its side (as :meth:`region` cuts it)."""
+        ``self.margin`` times its side (as :meth:`region` cuts it).  Returns what a person
+        should check, "" where nothing: a die whose colour or outline is not that of the
+        faces taught before may be another die, shown by mistake (:meth:`unlike`)."""
         if value not in faces_of(self.reading_die):
             raise DieSetError(f"a {self.die} has no face {value}")
         if crop.ndim != 3 or min(crop.shape[:2]) < 8:
             raise DieSetError("a taught face is a colour crop of at least 8×8 pixels")
+        seen = self._seen(value, crop)
+        unlike = self.unlike(seen)
         self.crops.setdefault(value, []).append(crop)
-        self._taught.append(self._seen(value, crop))
+        self._taught.append(seen)
         self._bank = None
+        if not unlike:
+            return ""
+        return (f"face {value} is taught, but {unlike}: if it is another die, forget face "
+                f"{value} and show it again with a die of this set (if the faces before are "
+                "of another die, forget those)")  # fmt: skip
+
+    def unlike(self, seen: _Taught) -> str:
+        """How the die ``seen`` differs from the faces taught so far, "" where it does not:
+        its body's colour, or its outline's shape, is not theirs (as the reader would call it
+        "not of the set" or "not the set's shape").  One die of another set, taught by mistake,
+        widens what the set takes for its own colour and shape."""
+        taught = [t for t in self._taught if t.body.mask is not None]
+        if seen.body.mask is None or not taught:
+            return ""
+        before = f"the {len(taught)} face{'s' if len(taught) > 1 else ''} taught before"
+        colours = np.array([body_colour(t.region, t.body) for t in taught])
+        if colour_gap(body_colour(seen.region, seen.body), colours) > FOREIGN:
+            return f"its colour is not that of {before}"
+        shapes = [outline_shape(t.body.mask) for t in taught if t.body.mask is not None]
+        known = np.array([s for s in shapes if s is not None])
+        shape = outline_shape(seen.body.mask)
+        if shape is not None and len(known) and shape_gap(shape, known) > 1.0:
+            return f"its outline is not the shape of {before}"
+        return ""
 
     def forget(self, value: int) -> None:
         """Forget every photo of face ``value`` (one shown as another face by mistake), so

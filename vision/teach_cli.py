@@ -154,14 +154,17 @@ def run_teach(args: argparse.Namespace) -> int:
             return fail(f"{args.out} holds a set of {dieset.die}s, not {args.die}s: teach into "
                         "another folder")  # fmt: skip
     before = sum(len(crops) for crops in dieset.crops.values())
+    notes = []
     for value, path, image in photos:
         found = biggest_change(image, reader, tray)
         if found is None:
             return fail(f"no die found in {path}: is it on the tray, in the light?")
         try:
-            dieset.teach(value, DieSet.region(image, found.box))
+            note = dieset.teach(value, DieSet.region(image, found.box))
         except DieSetError as err:
             return fail(f"{path}: {err}")
+        if note:
+            notes.append(f"check {path}: {note}")
     dieset.save(args.out)
     missing = dieset.missing()
     added = f" (beside the {before} it had)" if before else ""
@@ -171,6 +174,8 @@ def run_teach(args: argparse.Namespace) -> int:
             f"faces not shown yet: {', '.join(map(str, missing))} (read as uncertain until taught)"
         )
     _say_once(dieset)
+    for note in notes:
+        print(note)
     return 0
 
 

@@ -72,10 +72,10 @@ document.getElementById("teach").addEventListener("submit", async (ev) => {
   const name = document.getElementById("set-name").value;
   const value = parseInt(document.getElementById("face").value, 10);
   try {
-    await api(`/api/diesets/${encodeURIComponent(name)}/teach`, { method: "POST",
+    const taught = await api(`/api/diesets/${encodeURIComponent(name)}/teach`, { method: "POST",
       headers: admin(),
       body: { die: document.getElementById("set-die").value, value } });
-    error.textContent = "";
+    error.textContent = taught.note;  // taught, but perhaps from another die: check it
     diesets();
     showFace(name, value);  // what was just taught, to check it
   } catch (e) { error.textContent = e.message; }

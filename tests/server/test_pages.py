@@ -432,7 +432,17 @@ def test_a_face_taught_on_the_devices_page_shows_the_photo_it_was_taught_from(
             page.wait_for_function("document.getElementById('face-picture').naturalWidth === 128")
             row = page.locator("#diesets tr", has_text="red-d5")
             expect(row.locator("td").nth(3)).to_have_text("1 2 4 5")  # still to show
-    assert store.get("red-d5").crops.keys() == {3}
+            expect(page.locator("#teach-error")).to_have_text("")  # nothing to check
+            # the red d20 shown by mistake for face 4: taught, with a note to check it
+            d20 = ThrowSpec(dice=("d20",), values=(4,), perspective=0.0, looks=(PALETTE[2],))
+            camera.read_throw(render_throw(d20, np.random.default_rng(4)).image)
+            page.fill("#face", "4")
+            page.click("text=Teach this face")
+            expect(page.locator("#teach-error")).to_contain_text(
+                "face 4 is taught, but its outline is not the shape of the 1 face taught before"
+            )
+            expect(row.locator("td").nth(3)).to_have_text("1 2 5")
+    assert store.get("red-d5").crops.keys() == {3, 4}
 
 
 def test_a_face_taught_by_mistake_is_forgotten_and_a_set_removed_on_the_devices_page(

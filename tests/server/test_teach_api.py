@@ -38,6 +38,7 @@ def test_a_face_is_taught_from_the_last_throw_and_then_read(tmp_path: Path) -> N
                 camera.read_throw(render_throw(spec, rng).image)
                 taught = client.post(url, json={"die": "d5", "value": value}, headers=PIN)
                 assert taught.status_code == 201, taught.text
+                assert taught.json()["note"] == ""  # the same die each time: nothing to check
             assert taught.json()["taught"] == [1, 2, 3, 4, 5] and taught.json()["missing"] == []
             assert taught.json()["once"] == [1, 2, 3, 4, 5]  # each from one photo so far
             again = ThrowSpec(dice=("d5",), values=(3,), perspective=0.0, looks=look)
@@ -58,6 +59,41 @@ def test_a_face_is_taught_from_the_last_throw_and_then_read(tmp_path: Path) -> N
         spec = ThrowSpec(dice=("d5",), values=(4,), perspective=0.0, looks=look)
         result = camera.read_throw(render_throw(spec, rng).image)
         assert [d.value for d in result.certain] == [4]
+
+
+def test_a_face_shown_with_another_die_is_taught_with_a_note_to_check_it(tmp_path: Path) -> None:
+    """A die of another colour or outline than the faces taught before (a d20 shown for a
+    d5's face, or the blue d5 for the red one) is taught, but the answer says to check it:
+    such a face widens what the set takes for its own dice."""
+    admin = AdminPin(tmp_path)
+    admin.set("7777")
+    store = DieSetStore(tmp_path)
+    rng = np.random.default_rng(33)
+    with Ledger(tmp_path) as ledger:
+        table = Table(ledger)
+        camera = CameraSource("camera", Replay([]), DiceReader(), table, diesets=store)
+        with TestClient(create_app(table, admin, store)) as client:
+            url = "/api/diesets/red-d5/teach"
+
+            def show(die: str, value: int, look: int) -> dict[str, object]:
+                """Show a ``die`` of ``look`` showing ``value``, taught as the d5's face."""
+                spec = ThrowSpec(dice=(die,), values=(value,), perspective=0.0,
+                                 looks=(PALETTE[look],))  # fmt: skip
+                camera.read_throw(render_throw(spec, rng).image)
+                taught = client.post(url, json={"die": "d5", "value": value}, headers=PIN)
+                assert taught.status_code == 201, taught.text
+                body: dict[str, object] = taught.json()
+                return body
+
+            assert show("d5", 1, 2)["note"] == show("d5", 2, 2)["note"] == ""
+            note = str(show("d20", 4, 2)["note"])  # a red d20 taught as the d5's face 4
+            assert note.startswith("face 4 is taught, but its outline is not the shape of the "
+                                   "2 faces taught before"), note  # fmt: skip
+            assert "forget face 4 and show it again with a die of this set" in note
+            note = str(show("d5", 5, 4)["note"])  # a blue d5
+            assert note.startswith("face 5 is taught, but its colour is not that of the 3 "
+                                   "faces taught before"), note  # fmt: skip
+            assert store.get("red-d5").crops.keys() == {1, 2, 4, 5}  # taught all the same
 
 
 def test_a_die_set_spoilt_on_disk_is_listed_with_why_and_not_taught_into(
