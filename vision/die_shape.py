@@ -8,7 +8,10 @@ centroid at every angle; the sizes of that radius's harmonics (2: how long, 3:
 how triangular, 4: how square, …) do not change as the die turns or is seen
 larger or smaller.  A body whose harmonics lie outside the range of the taught
 faces' by more than a tolerance (a camera's slant shows a die's sides and
-lengthens it, so the 2nd harmonic is given more) is not of the set.
+lengthens it, so the 2nd harmonic is given more) is not the set's shape: the
+reader asks for it instead of reading it (docs/vision.md, teach mode, item 6).
+The tolerances tell a triangle from the rest; a d10 from a d20 or a square d6
+they do not (measured on real dice: docs/vision.md, Known gaps).
 """
 
 from __future__ import annotations
