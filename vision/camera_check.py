@@ -51,9 +51,10 @@ class CameraCheck:
     width: int
     height: int
     frames: int
-    fps: float | None  # None: fewer than two frames, or no time between them
+    fps: float | None  # None: fewer than two frames, no time between them, or pictures
     brightest: float  # the 99th percentile of grey, 0-255
-    unsteady: float  # median share of the picture that changed between frames (still tray)
+    unsteady: float | None  # median share of the picture that changed between frames (still
+    # tray); None: pictures (a folder's photos, each its own throw), not a live camera's frames
     dice: int  # dice found in the last frame
     unsure: int  # of them, read unsure
     die_px: float | None  # median die width in pixels
@@ -67,7 +68,8 @@ class CameraCheck:
         return {
             "width": self.width, "height": self.height, "frames": self.frames,
             "fps": None if self.fps is None else round(self.fps, 1),
-            "brightest": round(self.brightest), "unsteady": round(self.unsteady, 4),
+            "brightest": round(self.brightest),
+            "unsteady": None if self.unsteady is None else round(self.unsteady, 4),
             "dice": self.dice, "unsure": self.unsure,
             "die_px": None if self.die_px is None else round(self.die_px, 1),
             "advice": list(self.advice),
@@ -116,18 +118,22 @@ def check_camera(
     die: str = "any",
     empty_tray: np.ndarray | None = None,
 ) -> CameraCheck:
-    """Measure ``frames`` (of a still tray, dice on it) and read the last one."""
+    """Measure ``frames`` (of a still tray, dice on it) and read the last one.  Pictures
+    (``Frame.still``: a folder's photos, each its own throw) have no frames a second or
+    steadiness to measure: the changes between two throws are no flicker."""
     if not frames:
         raise ValueError("the camera gave no frames to check")
     last = frames[-1].image
     h, w = last.shape[:2]
+    live = not all(f.still for f in frames)
     span = frames[-1].at - frames[0].at
-    fps = (len(frames) - 1) / span if len(frames) > 1 and span > 0 else None
+    fps = (len(frames) - 1) / span if live and len(frames) > 1 and span > 0 else None
     grey = cv2.cvtColor(last, cv2.COLOR_BGR2GRAY)
     brightest = float(np.percentile(grey, 99))
     settle = SettleDetector()
-    motions = [settle.feed(f).motion for f in frames][1:]  # the first has nothing to compare
-    unsteady = float(np.median(motions)) if motions else 0.0
+    # the first frame has nothing to compare with
+    motions = [settle.feed(f).motion for f in frames][1:] if live else []
+    unsteady = float(np.median(motions)) if motions else (0.0 if live else None)
     result = reader.read(last, die, empty_tray)
     widths = [d.box[2] - d.box[0] for d in result.dice]
     closer = [f.box[2] - f.box[0] for f in reader.finder.find_closer(last)]
@@ -140,7 +146,7 @@ def check_camera(
     if brightest < DIM:
         advice.append(f"the picture is dim (its brightest parts {brightest:.0f} of 255): "
                       "add light over the tray or raise the camera's exposure")  # fmt: skip
-    if motions and unsteady > MOVED_SHARE:
+    if unsteady is not None and motions and unsteady > MOVED_SHARE:
         advice.append(f"the picture never holds still ({unsteady:.1%} of it changes between "
                       "frames of a still tray): flickering light or exposure hunting; throws "
                       "will not be seen to settle. Steady light, fixed exposure")  # fmt: skip

@@ -60,7 +60,7 @@ def run_check(args: argparse.Namespace) -> int:
             frame = camera.read()
             if frame is None:
                 break
-            frames.append(Frame(as_bgr8(frame.image), frame.at, frame.name))
+            frames.append(Frame(as_bgr8(frame.image), frame.at, frame.name, frame.still))
             if frame.at - frames[0].at >= args.seconds:
                 break
     except (CameraError, FrameError) as err:
@@ -75,13 +75,19 @@ def run_check(args: argparse.Namespace) -> int:
     if args.json:
         print(json.dumps(result.to_dict()))
     else:
-        frames_said = "1 frame" if result.frames == 1 else f"{result.frames} frames"
-        fps = "" if result.fps is None else f", {result.fps:.1f} a second"
+        if result.unsteady is None:  # a folder's photos or one picture: no live camera
+            noun = "picture" if result.frames == 1 else "pictures"
+            frames_said = (f"{result.frames} {noun} (not a live camera: frames a second and "
+                           "steadiness not measured)")  # fmt: skip
+            steady = ""
+        else:
+            frames_said = "1 frame" if result.frames == 1 else f"{result.frames} frames"
+            frames_said += "" if result.fps is None else f", {result.fps:.1f} a second"
+            steady = f"unsteady {result.unsteady:.2%}; "
         across = "—" if result.die_px is None else f"{result.die_px:.0f} px"
-        print(f"{args.camera}: {result.width} x {result.height}, {frames_said}"
-              f"{fps}; brightest {result.brightest:.0f} of 255; "
-              f"unsteady {result.unsteady:.2%}; dice {result.dice} ({result.unsure} unsure), "
-              f"{across} across")  # fmt: skip
+        print(f"{args.camera}: {result.width} x {result.height}, {frames_said}; "
+              f"brightest {result.brightest:.0f} of 255; {steady}"
+              f"dice {result.dice} ({result.unsure} unsure), {across} across")  # fmt: skip
         for line in result.advice or ("nothing to change: the camera is set up well",):
             print(f"  - {line}")
     return 1 if result.advice else 0

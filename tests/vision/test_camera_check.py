@@ -3,6 +3,7 @@ throws standing in for a camera: dimmed, shrunk, flickering, slow)."""
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import cv2
@@ -15,7 +16,7 @@ from vision.camera_check import BLURRED_PX, check_camera
 from vision.datasets import read_dataset, shared_photos
 from vision.frames import Frame
 from vision.reader import DiceReader
-from vision.render import PALETTE, ThrowSpec, render_settling
+from vision.render import PALETTE, ThrowSpec, render_settling, render_throw
 from vision.teach_synthetic import taught_from_renders
 
 
@@ -107,12 +108,32 @@ def test_the_command_checks_a_folder_of_frames(
         cv2.imwrite(str(tmp_path / f"{i}.png"), image)
     assert main(["vision", "check", str(tmp_path)]) == 0
     out = capsys.readouterr().out
-    assert "640 x 640, 4 frames" in out and "nothing to change" in out
+    assert "640 x 640, 4 pictures (not a live camera: frames a second and steadiness not " \
+        "measured); brightest" in out and "nothing to change" in out, out  # fmt: skip
     assert main(["vision", "check", str(tmp_path / "0.png")]) in (0, 1)  # one picture
     out = capsys.readouterr().out  # no frames a second to tell (was "1 frames, — a second")
-    assert "640 x 640, 1 frame; brightest" in out, out
+    assert "640 x 640, 1 picture (not a live camera" in out, out
     assert main(["vision", "check", str(tmp_path / "missing.avi")]) == 2
     assert "cannot open camera" in capsys.readouterr().err
+
+
+def test_a_folder_of_different_throws_is_not_called_unsteady(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A folder's photos are each a throw of their own: what changes between them is other
+    dice, not flicker (it was "the picture never holds still (0.8% …)" for burks' photos).
+    The frames of a film of the same throws are still judged."""
+    rng = np.random.default_rng(7)
+    throws = [render_throw(ThrowSpec(dice=("d6",) * 4), rng).image for _ in range(4)]
+    for i, image in enumerate(throws):
+        cv2.imwrite(str(tmp_path / f"{i}.png"), image)
+    main(["vision", "check", str(tmp_path), "--json"])
+    told = json.loads(capsys.readouterr().out)
+    assert told["unsteady"] is None and told["fps"] is None, told
+    assert not any("never holds still" in line for line in told["advice"]), told["advice"]
+    filmed = check_camera(_frames(throws), DiceReader())  # a camera whose picture jumps
+    assert filmed.unsteady is not None and filmed.fps is not None
+    assert any(line.startswith("the picture never holds still") for line in filmed.advice)
 
 
 def test_d20s_too_small_for_their_numerals_are_named() -> None:
