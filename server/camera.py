@@ -256,6 +256,16 @@ class CameraSource:
             return "any"
         return "any" if set(readable) == set(PIP_DICE) else readable[0]
 
+    def _also(self, die: str) -> list[str]:
+        """The other numbered die types waiting checks need that a taught set reads, where
+        ``die`` is numbered: a die the expected set calls another's (its colour or outline) is
+        read by theirs (a d20 thrown for the d20 check while an older d5 check waits: 60 of
+        72 rendered d20s so read, none wrong, where all were left to confirm)."""
+        sets = self._reader.diesets
+        if die not in sets:
+            return []
+        return [d for d in dict.fromkeys(self._table.needs()) if d != die and d in sets]
+
     def read_throw(
         self,
         image: np.ndarray,
@@ -281,7 +291,7 @@ class CameraSource:
         tray = self._empty_tray(image)
         leans = self._leans.setdefault(die, deque(maxlen=LEANS_KEPT))
         # the dice read before tell a throw of one or two dice whether the camera is slanted
-        result = self._reader.read(image, die, tray, earlier, list(leans))
+        result = self._reader.read(image, die, tray, earlier, list(leans), also=self._also(die))
         if die == "any":  # a numbered die no taught set reads: the person types its face
             result = self._as_untaught(result)
         result, unmoved = _moved_only(before, image, result)

@@ -207,12 +207,16 @@ class DiceReader:
         empty_tray: np.ndarray | None = None,
         earlier: Sequence[np.ndarray] = (),
         leans: Sequence[tuple[float, float]] = (),
+        also: Sequence[str] = (),
     ) -> ThrowReading:
         """Read every die in ``image``; ``die`` is the type expected ("d6", "dF" or "any").
         ``earlier``: frames of the same still tray just before it (the camera's), in which a
         numbered die left to confirm is looked at again (:meth:`_looked_again`).  ``leans``:
         the ``lean`` of numbered dice this camera read before; with this frame's dice they
-        tell a camera at a slant from a cocked die (:func:`camera_slant`)."""
+        tell a camera at a slant from a cocked die (:func:`camera_slant`).  ``also``: other
+        numbered die types a die may be, where ``die`` is numbered: one whose colour or
+        outline is not the expected set's is read by theirs, where one reads it surely (a
+        d20 thrown for the d20 check while a d5 check waits too)."""
         start = time.perf_counter()
         if die not in ALLOWED and die not in self.diesets:  # ALLOWED: what pips can be read as
             raise ValueError(f"no taught die set reads {die}s: add one first (add_dieset)")
@@ -224,8 +228,9 @@ class DiceReader:
             stills = [as_bgr8(f) for f in earlier[max(0, len(earlier) - LOOKS_AGAIN) :]]
             stills = [f for f in stills if f.shape == image.shape]
             dieset = self.diesets[die]
+            others = [d for d in also if d != die and d in self.diesets]
             return self._read_numbered(
-                image, found, dieset, start, unchanged, stills, blobs, leans
+                image, found, dieset, start, unchanged, stills, blobs, leans, others
             )  # fmt: skip
         crops = [crop_die(image, f.box, self.faces.size) for f in found]
         guesses = self.faces.read(crops, die)
@@ -304,6 +309,7 @@ class DiceReader:
         earlier: Sequence[np.ndarray] = (),
         blobs: bool = False,
         leans: Sequence[tuple[float, float]] = (),
+        others: Sequence[str] = (),
     ) -> ThrowReading:
         """The numbered dice found; ``unchanged``: finds the empty-tray picture dropped, each
         read too and kept where its marks match a taught face at least as a guess to confirm
@@ -311,7 +317,7 @@ class DiceReader:
         dice on black and white felt were lost to it; see docs/vision.md).  ``blobs``: the
         dice found are the picture's change blobs, and one lying on such a find kept is a
         part of its die (a black die's numeral on black felt), so it gives way.  ``leans``:
-        as in :meth:`read`."""
+        as in :meth:`read`; ``others``: the die types of ``read``'s ``also`` that have sets."""
         extra = []
         for f in unchanged or []:
             if not blobs and any(within(f.box, g.box) > ON_ONE_DIE for g in found):
@@ -328,6 +334,12 @@ class DiceReader:
         slant = camera_slant([*own, *leans])
         dice = []
         for f, match in read:
+            if others and not match.cut and (match.foreign or match.misshapen):
+                # not the expected set's die: perhaps the one another waiting check needs
+                taken = self._taught_die(image, f.box, others)
+                if taken is not None:
+                    dice.append(self._numbered_reading(image, f.box, *taken, cut=False))
+                    continue
             match = replace(match, leaning=may_be_cocked(match.lean, slant))
             if f.new_at_edge and not match.seen:
                 cut = True  # too little of the die inside to find its body
@@ -407,13 +419,19 @@ class DiceReader:
         return replace(reading, lean=telling_lean(match, cut))
 
     def _taught_die(
-        self, image: np.ndarray, box: tuple[float, float, float, float]
+        self,
+        image: np.ndarray,
+        box: tuple[float, float, float, float],
+        kinds: Sequence[str] | None = None,
     ) -> tuple[DieSet | DieSets, FaceMatch] | None:
-        """The taught set that reads the die at ``box`` surely (its own colour, its numeral
-        where a flat die has it, whole in the frame), and what it reads: a d20 among pip
-        dice that the face network calls cocked or is unsure of is then a numbered die,
-        not "re-throw the red d6" (it called 14 of burks' 20 real d20s cocked)."""
-        for dieset in self.diesets.values():
+        """The taught set that reads the die at ``box`` surely (its own colour and outline,
+        its numeral where a flat die has it, whole in the frame), and what it reads: a d20
+        among pip dice that the face network calls cocked or is unsure of is then a numbered
+        die, not "re-throw the red d6" (it called 14 of burks' 20 real d20s cocked).
+        ``kinds``: only the sets of these die types (else every set)."""
+        for kind, dieset in self.diesets.items():
+            if kinds is not None and kind not in kinds:
+                continue
             if dieset.die == "d6_numeral":
                 continue  # a numeral d6 is a d6 (the face network reads its numerals)
             match = dieset.read(image, box)

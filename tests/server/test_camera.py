@@ -360,6 +360,33 @@ def test_with_checks_for_two_kinds_of_dice_waiting_the_camera_reads_either(
     ledger.close()
 
 
+def test_a_numbered_die_another_waiting_check_needs_goes_to_that_check(tmp_path: Path) -> None:
+    """A d5 check set up first and a Decibel check after it, both red sets taught: the camera
+    reads for the d5 (the oldest check's die), and the red d20s thrown for the Decibel check
+    were left to confirm ("its outline is not a taught d5's"). Now the d20 set reads a die
+    the d5 set calls another's shape, and the d20s go to the check that needs them."""
+    ledger, table, _ = _watched_table(tmp_path)
+    reader = DiceReader()
+    reader.add_dieset(taught_from_renders("d5", 2, "red d5s", design=0))
+    reader.add_dieset(taught_from_renders("d20", 2, "red d20s", design=0))
+    stop = table.create("d5", {"at_least": 1})
+    decibel = table.create("decibel", {"pool": 2, "target": 10})
+    camera = CameraSource("camera", Replay([]), reader, table)
+    assert camera.expected_die() == "d5"
+    look = (PALETTE[2],)
+    d20s = render_throw(ThrowSpec(dice=("d20",) * 2, values=(7, 15), looks=look, touching=0.0,
+                                  perspective=0.0), np.random.default_rng(5))  # fmt: skip
+    result = camera.read_throw(d20s.image)
+    assert sorted((d.die, d.value) for d in result.certain) == [("d20", 7), ("d20", 15)]
+    assert table.get(decibel["id"])["status"] == "resolved"
+    assert table.get(stop["id"])["readings"] == 0
+    d5 = render_throw(ThrowSpec(dice=("d5",), values=(4,), looks=look, perspective=0.0),
+                      np.random.default_rng(6))  # fmt: skip
+    camera.read_throw(d5.image)
+    assert table.get(stop["id"])["readings"] == 1
+    ledger.close()
+
+
 def test_unsure_dice_are_kept_and_announced_never_fed(tmp_path: Path) -> None:
     ledger, table, events = _watched_table(tmp_path)
     check = table.create("d6pool", {"level": 2, "difficulty": 3})
@@ -487,11 +514,11 @@ class _ReaderSeeingEarlier(DiceReader):
 
     def read(
         self, image: Any, die: str = "d6", empty_tray: Any = None, earlier: Any = (),
-        leans: Any = (),
+        leans: Any = (), also: Any = (),
     ) -> Any:  # fmt: skip
         self.reads.append((image, list(earlier)))
         self.leans.append(list(leans))
-        return super().read(image, die, empty_tray, earlier, leans)
+        return super().read(image, die, empty_tray, earlier, leans, also)
 
 
 def test_a_settled_throw_is_read_with_the_still_frames_before_it(tmp_path: Path) -> None:
