@@ -250,21 +250,24 @@ class CameraSource:
         Where they need a numbered die and another kind, the oldest check's: read as "any",
         a red d5 was read a sure d20 by a red d20 set (13 of 24 rendered d5s, before the
         outline's shape was compared), and fed to no check; a d10 still is by a d20 set of
-        its colour (docs/vision.md, Known gaps)."""
+        its colour (docs/vision.md, Known gaps).  The other kinds are read too, where a die
+        is not the expected one (:meth:`_also`)."""
         readable = [d for d in self._table.needs() if d in PIP_DICE or d in self._reader.diesets]
         if not readable:
             return "any"
         return "any" if set(readable) == set(PIP_DICE) else readable[0]
 
     def _also(self, die: str) -> list[str]:
-        """The other numbered die types waiting checks need that a taught set reads, where
-        ``die`` is numbered: a die the expected set calls another's (its colour or outline) is
-        read by theirs (a d20 thrown for the d20 check while an older d5 check waits: 60 of
-        72 rendered d20s so read, none wrong, where all were left to confirm)."""
-        sets = self._reader.diesets
-        if die not in sets:
+        """The other die types waiting checks need that the camera reads (pip dice, and
+        numbered dice a taught set reads): a die not of the expected kind is read as one of
+        those where that is sure (a d20 thrown for the d20 check while an older d5 check
+        waits: 60 of 72 rendered d20s so read, none wrong, where all were left to confirm;
+        Fudge dice thrown while an older d20 check waits, which were "not of the set")."""
+        if die == "any":
             return []
-        return [d for d in dict.fromkeys(self._table.needs()) if d != die and d in sets]
+        sets = self._reader.diesets
+        needed = dict.fromkeys(self._table.needs())
+        return [d for d in needed if d != die and (d in PIP_DICE or d in sets)]
 
     def read_throw(
         self,

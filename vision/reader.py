@@ -56,6 +56,7 @@ BLURRED = 0.15  # a die's outline less steep than this (sharpness()) is blurred:
 # 0.08–0.14; byler's phone photos: 0.19 and up)
 LOOKS_AGAIN = 2  # earlier still frames a numbered die left to confirm is read in again (with
 # 4, one more of 40 rendered d20s left to confirm was made sure)
+PIP_KINDS = ("d6", "dF")  # dice the face network reads (the rest are taught sets')
 PIPS_SEEN = 0.9  # a numbered die the set is unsure of, whose face the face network reads
 # this surely as pips, is a pip die among them ("not of the set")
 NUMBERED_KIND = "numbered"  # the die type such a die's reading carries: a d5, d10 or d20 (the
@@ -214,9 +215,10 @@ class DiceReader:
         numbered die left to confirm is looked at again (:meth:`_looked_again`).  ``leans``:
         the ``lean`` of numbered dice this camera read before; with this frame's dice they
         tell a camera at a slant from a cocked die (:func:`camera_slant`).  ``also``: other
-        numbered die types a die may be, where ``die`` is numbered: one whose colour or
-        outline is not the expected set's is read by theirs, where one reads it surely (a
-        d20 thrown for the d20 check while a d5 check waits too)."""
+        die types a die may be (other checks wait for them): a die that is not of the
+        expected kind (a numbered set's colour or outline not its, or a numbered die among
+        pip dice) is read as one of those where that is sure: a d20 thrown for the d20 check
+        while a d5 check (or a d6 pool) waits too, Fudge dice while a d20 check waits."""
         start = time.perf_counter()
         if die not in ALLOWED and die not in self.diesets:  # ALLOWED: what pips can be read as
             raise ValueError(f"no taught die set reads {die}s: add one first (add_dieset)")
@@ -228,12 +230,15 @@ class DiceReader:
             stills = [as_bgr8(f) for f in earlier[max(0, len(earlier) - LOOKS_AGAIN) :]]
             stills = [f for f in stills if f.shape == image.shape]
             dieset = self.diesets[die]
-            others = [d for d in also if d != die and d in self.diesets]
+            others = [d for d in also if d != die and (d in self.diesets or d in PIP_KINDS)]
             return self._read_numbered(
                 image, found, dieset, start, unchanged, stills, blobs, leans, others
             )  # fmt: skip
+        numbered_also = [d for d in also if d in self.diesets]
         crops = [crop_die(image, f.box, self.faces.size) for f in found]
-        guesses = self.faces.read(crops, die)
+        # the other pip die too, where a check waits for it (a d6 pool and a Fudge check)
+        either = die in PIP_KINDS and any(k in PIP_KINDS and k != die for k in also)
+        guesses = self.faces.read(crops, "any" if either else die)
         dice = []
         for f, crop, guess in zip(found, crops, guesses, strict=True):
             if not guess.die:
@@ -248,12 +253,13 @@ class DiceReader:
             if problem == NUMBERED_DIE and sharpness(image, f.box) < BLURRED:
                 problem, conf = "", 0.0  # pips blurred into a blob are no numeral: unread
             elif (problem in ("", "cocked") and conf < self.sure) or (
-                problem == NUMBERED_DIE and die == "any"
+                problem == NUMBERED_DIE and (die == "any" or numbered_also)
             ):
                 # perhaps one of the owner's taught numbered dice: read by its set where no
-                # pip die was expected, else named, to be taken out (not "re-throw the d6")
+                # pip die was expected or a check waits for it, else named, to be taken out
+                # (not "re-throw the d6")
                 taught = self._taught_die(image, f.box)
-                if taught is not None and die == "any":
+                if taught is not None and (die == "any" or taught[0].die in numbered_also):
                     dice.append(self._numbered_reading(image, f.box, *taught, cut=False))
                     continue
                 problem = NUMBERED_DIE if taught is not None else problem
@@ -333,12 +339,16 @@ class DiceReader:
         own = [lean for _, m in read if (lean := telling_lean(m, m.cut)) is not None]
         slant = camera_slant([*own, *leans])
         dice = []
+        pips = [d for d in others if d in PIP_KINDS]
         for f, match in read:
             if others and not match.cut and (match.foreign or match.misshapen):
                 # not the expected set's die: perhaps the one another waiting check needs
                 taken = self._taught_die(image, f.box, others)
                 if taken is not None:
                     dice.append(self._numbered_reading(image, f.box, *taken, cut=False))
+                    continue
+                if pips and (pip := self._pip_die(image, f.box, pips)) is not None:
+                    dice.append(pip)
                     continue
             match = replace(match, leaning=may_be_cocked(match.lean, slant))
             if f.new_at_edge and not match.seen:
@@ -351,7 +361,10 @@ class DiceReader:
                     continue  # something cut off by the frame's edge that matches no face
             if earlier and not cut:
                 match = self._looked_again(match, f.box, dieset, earlier, slant)
-            dice.append(self._numbered_reading(image, f.box, dieset, match, cut))
+            reading = self._numbered_reading(image, f.box, dieset, match, cut)
+            if reading.problem == FOREIGN and pips:  # a pip die: perhaps one a check waits for
+                reading = self._pip_die(image, f.box, pips) or reading
+            dice.append(reading)
         problem = "" if dice else "no dice seen"
         return ThrowReading(tuple(dice), (time.perf_counter() - start) * 1000, problem)
 
@@ -441,6 +454,17 @@ class DiceReader:
             ):  # fmt: skip
                 return dieset, match
         return None
+
+    def _pip_die(
+        self, image: np.ndarray, box: tuple[float, float, float, float], kinds: Sequence[str]
+    ) -> DieReading | None:
+        """The die at ``box`` read as a pip die of one of ``kinds`` (d6, dF), where the face
+        network is sure of it (PIPS_SEEN) and sees no problem; else None."""
+        crop = crop_die(image, box, self.faces.size)
+        guess = self.faces.read([crop], "any")[0]
+        if guess.die not in kinds or guess.problem or guess.confidence < PIPS_SEEN:
+            return None
+        return self._die_reading(image, box, guess.die, guess.value, guess.confidence, crop)
 
     def _pips(self, image: np.ndarray, box: tuple[float, float, float, float]) -> bool:
         """Whether the face network surely sees a pip die's face (d6 or dF) at ``box``: a

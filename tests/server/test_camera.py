@@ -387,6 +387,39 @@ def test_a_numbered_die_another_waiting_check_needs_goes_to_that_check(tmp_path:
     ledger.close()
 
 
+def test_pip_dice_and_numbered_dice_each_go_to_the_check_waiting_for_them(
+    tmp_path: Path,
+) -> None:
+    """A Decibel check set up first and a Fudge check after it: the camera reads for the
+    d20s, and the Fudge dice thrown were each "not of the set: take it out". A d6 pool
+    first and a Decibel check after it: the d20s thrown were "a numbered die: take it out".
+    Now each goes to the check that waits for it."""
+    reader = DiceReader()
+    reader.add_dieset(taught_from_renders("d20", 2, "red d20s", design=0))
+    rng = np.random.default_rng(12)
+    ledger, table, _ = _watched_table(tmp_path)
+    decibel = table.create("decibel", {"pool": 2, "target": 10})
+    fudge = table.create("peupfudge", {"dice": 3, "level": 2, "bonus": 0, "difficulty": 2})
+    camera = CameraSource("camera", Replay([]), reader, table)
+    assert camera.expected_die() == "d20"
+    dfs = render_throw(ThrowSpec(dice=("dF",) * 3, looks=(PALETTE[4],), touching=0.0), rng)
+    result = camera.read_throw(dfs.image)
+    assert sorted(d.value or 0 for d in result.certain) == sorted(d.value for d in dfs.dice)
+    assert table.get(fudge["id"])["status"] == "resolved"
+    assert table.get(decibel["id"])["readings"] == 0
+    table.roll_virtual(decibel["id"])  # (resolved: out of the way)
+    pool = table.create("d6pool", {"level": 3, "difficulty": 4})
+    decibel = table.create("decibel", {"pool": 2, "target": 10})
+    assert camera.expected_die() == "d6"
+    d20s = render_throw(ThrowSpec(dice=("d20",) * 2, values=(5, 12), looks=(PALETTE[2],),
+                                  touching=0.0, perspective=0.0), rng)  # fmt: skip
+    result = camera.read_throw(d20s.image)
+    assert sorted((d.die, d.value) for d in result.certain) == [("d20", 5), ("d20", 12)]
+    assert table.get(decibel["id"])["status"] == "resolved"
+    assert table.get(pool["id"])["readings"] == 0
+    ledger.close()
+
+
 def test_unsure_dice_are_kept_and_announced_never_fed(tmp_path: Path) -> None:
     ledger, table, events = _watched_table(tmp_path)
     check = table.create("d6pool", {"level": 2, "difficulty": 3})
