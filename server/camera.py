@@ -35,6 +35,7 @@ from vision.pixels import FrameError, as_bgr8
 from vision.reader import (
     LOOKS_AGAIN,
     NUMBERED_KIND,
+    PIP_KINDS,
     DiceReader,
     DieReading,
     ThrowReading,
@@ -42,7 +43,7 @@ from vision.reader import (
 )
 from vision.settle import SettleDetector, unmoved_dice
 
-PIP_DICE = ("d6", "dF")
+PIP_DICE = PIP_KINDS  # the dice the face network reads; numbered dice need a taught set
 UNSTEADY_SECONDS = 30.0  # motion with no still frame for this long: said once, as a notice
 LEANS_KEPT = 12  # numbered dice per die type whose lean the camera keeps (see read_throw)
 BLURS_KEPT = 5  # throws whose dice's edge blur the camera keeps: a focus notice needs all 5
@@ -252,7 +253,7 @@ class CameraSource:
         outline's shape was compared), and fed to no check; a d10 still is by a d20 set of
         its colour (docs/vision.md, Known gaps).  The other kinds are read too, where a die
         is not the expected one (:meth:`_also`)."""
-        readable = [d for d in self._table.needs() if d in PIP_DICE or d in self._reader.diesets]
+        readable = self._readable()
         if not readable:
             return "any"
         return "any" if set(readable) == set(PIP_DICE) else readable[0]
@@ -263,11 +264,13 @@ class CameraSource:
         those where that is sure (a d20 thrown for the d20 check while an older d5 check
         waits: 60 of 72 rendered d20s so read, none wrong, where all were left to confirm;
         Fudge dice thrown while an older d20 check waits, which were "not of the set")."""
-        if die == "any":
-            return []
-        sets = self._reader.diesets
+        return [] if die == "any" else [d for d in self._readable() if d != die]
+
+    def _readable(self) -> list[str]:
+        """The die types waiting checks need that the camera reads (pip dice, and numbered
+        dice a taught set reads), each once, the oldest check's first."""
         needed = dict.fromkeys(self._table.needs())
-        return [d for d in needed if d != die and (d in PIP_DICE or d in sets)]
+        return [d for d in needed if d in PIP_DICE or d in self._reader.diesets]
 
     def read_throw(
         self,

@@ -35,7 +35,7 @@ from vision.advice import (
 )
 from vision.colour import colour_name
 from vision.crops import crop_die
-from vision.faces import ALLOWED, FaceClassifier
+from vision.faces import ALLOWED, FaceClassifier, FaceGuess
 from vision.finder import (
     LIGHT_MOVED,
     DieFinder,
@@ -362,7 +362,9 @@ class DiceReader:
             if earlier and not cut:
                 match = self._looked_again(match, f.box, dieset, earlier, slant)
             reading = self._numbered_reading(image, f.box, dieset, match, cut)
-            if reading.problem == FOREIGN and pips:  # a pip die: perhaps one a check waits for
+            if reading.problem == FOREIGN and pips and not (match.foreign or match.misshapen):
+                # a pip die (the face network says), perhaps one a check waits for (a die of
+                # another colour or shape was tried as one above)
                 reading = self._pip_die(image, f.box, pips) or reading
             dice.append(reading)
         problem = "" if dice else "no dice seen"
@@ -459,19 +461,26 @@ class DiceReader:
         self, image: np.ndarray, box: tuple[float, float, float, float], kinds: Sequence[str]
     ) -> DieReading | None:
         """The die at ``box`` read as a pip die of one of ``kinds`` (d6, dF), where the face
-        network is sure of it (PIPS_SEEN) and sees no problem; else None."""
+        network is sure of it (:meth:`_pip_guess`); else None."""
         crop = crop_die(image, box, self.faces.size)
-        guess = self.faces.read([crop], "any")[0]
-        if guess.die not in kinds or guess.problem or guess.confidence < PIPS_SEEN:
+        guess = self._pip_guess(crop)
+        if guess is None or guess.die not in kinds:
             return None
         return self._die_reading(image, box, guess.die, guess.value, guess.confidence, crop)
+
+    def _pip_guess(self, crop: np.ndarray) -> FaceGuess | None:
+        """The face network's reading of ``crop`` as a pip die (d6 or dF), where it is sure of
+        it (PIPS_SEEN) and sees no problem; else None."""
+        guess = self.faces.read([crop], "any")[0]
+        if not guess.die or guess.problem or guess.confidence < PIPS_SEEN:
+            return None
+        return guess
 
     def _pips(self, image: np.ndarray, box: tuple[float, float, float, float]) -> bool:
         """Whether the face network surely sees a pip die's face (d6 or dF) at ``box``: a
         die the taught set is unsure of is then no numbered die at all (a numeral d6's set
         is not asked: the network reads numerals on d6s)."""
-        guess = self.faces.read([crop_die(image, box, self.faces.size)], "any")[0]
-        return bool(guess.die) and not guess.problem and guess.confidence >= PIPS_SEEN
+        return self._pip_guess(crop_die(image, box, self.faces.size)) is not None
 
     def read_crop(self, image: np.ndarray, die: str = "d6") -> ThrowReading:
         """Read a photo of one die (a crop, as the ledger keeps them and people send them)."""

@@ -178,6 +178,20 @@ def _shape_of(body: Body) -> np.ndarray | None:
     return outline_shape(body.mask)
 
 
+def _off_shape(body: Body, shapes: np.ndarray) -> bool:
+    """Whether ``body``'s outline is no shape among ``shapes`` (taught faces'): a d5 among
+    d20s of its colour.  Not told where the outline is not the die's own (:func:`_shape_of`)
+    or where no taught face's is known."""
+    shape = _shape_of(body)
+    return shape is not None and len(shapes) > 0 and shape_gap(shape, shapes) > 1.0
+
+
+def _shapes_of(taught: list[_Taught]) -> np.ndarray:
+    """The outline shapes of the ``taught`` faces whose outline is the die's own (an old
+    set's crops, the box alone, have none)."""
+    return np.array([s for t in taught if (s := _shape_of(t.body)) is not None])
+
+
 @dataclass(frozen=True)
 class _Taught:
     """One taught crop, seen: its value, region and the die's body in it."""
@@ -231,10 +245,7 @@ class DieSet:
                         marks = Marks.of(region, body, self._polarity, blur)
                         self._bank.add(taught.value, marks)
             self._colours = np.array([body_colour(t.region, t.body) for t in self._taught])
-            # an old set's crops (the box alone) have no body outline to measure
-            self._shapes = np.array(
-                [s for t in self._taught if (s := _shape_of(t.body)) is not None]
-            )
+            self._shapes = _shapes_of(self._taught)
         return self._bank
 
     def teach(self, value: int, crop: np.ndarray) -> str:
@@ -269,9 +280,7 @@ class DieSet:
         colours = np.array([body_colour(t.region, t.body) for t in taught])
         if colour_gap(body_colour(seen.region, seen.body), colours) > FOREIGN:
             return f"its colour is not that of {before}"
-        known = np.array([s for t in taught if (s := _shape_of(t.body)) is not None])
-        shape = _shape_of(seen.body)
-        if shape is not None and len(known) and shape_gap(shape, known) > 1.0:
+        if _off_shape(seen.body, _shapes_of(taught)):
             return f"its outline is not the shape of {before}"
         return ""
 
@@ -369,7 +378,7 @@ class DieSet:
         if colour_gap(colour, self._colours) > FOREIGN:  # someone else's die, or no die
             seen = not body.carved
             return FaceMatch(bank.values[0], 0.0, 0.0, 0.0, seen, outline, foreign=seen)
-        misshapen = self._misshapen(body)
+        misshapen = _off_shape(body, self._shapes)
         query = Marks.of(region, body, self._polarity)
         found = bank.best(query)
         ink, both = found.ink, found.both
@@ -399,12 +408,6 @@ class DieSet:
             value, score, score - second, sure, seen, outline, runner_up=runner,
             untold=body.untold, leaning=may_be_cocked(lean), lean=lean, misshapen=misshapen,
         )  # fmt: skip
-
-    def _misshapen(self, body: Body) -> bool:
-        """Whether ``body``'s outline is no taught face's shape (a d5 among d20s of its
-        colour); not told where the outline is not the die's own (see _shape_of)."""
-        shape = _shape_of(body)
-        return shape is not None and len(self._shapes) > 0 and shape_gap(shape, self._shapes) > 1
 
     # --- on disk ------------------------------------------------------------------------------
     def save(self, folder: Path) -> None:
