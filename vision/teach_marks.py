@@ -237,9 +237,11 @@ def _circular_max(values: np.ndarray, reach: int) -> np.ndarray:
 
 @dataclass(frozen=True)
 class _Squares:
-    """Taught views' squares of ink, zero-mean, kept as the conjugates of their FFTs, for
-    normalised cross-correlation with a query's squares in batches (:meth:`scores`)."""
+    """Taught views' squares of ink, zero-mean, kept as they are and as the conjugates of
+    their FFTs, for normalised cross-correlation with a query's squares in batches
+    (:meth:`scores`, and :meth:`near` where each row's shift is known to a pixel or two)."""
 
+    squares: np.ndarray  # views × side × side, zero-mean, float32
     spectra: np.ndarray  # views × size × (size // 2 + 1), complex
     norms: np.ndarray  # each square's root sum of squares
     side: int  # a square's side, pixels
@@ -248,33 +250,38 @@ class _Squares:
 
     @classmethod
     def of(cls, squares: list[np.ndarray], slack: int, stride: int) -> _Squares:
-        stack = np.stack(squares)
+        stack = np.stack(squares).astype(np.float32)
         stack = stack - stack.mean(axis=(1, 2), keepdims=True)
         side = stack.shape[1]
         size = scipy.fft.next_fast_len(side + 2 * slack, real=True)
         spectra = np.conj(scipy.fft.rfft2(stack, s=(size, size))).astype(np.complex64)
-        return cls(spectra, np.sqrt((stack**2).sum(axis=(1, 2))), side, slack, stride)
+        return cls(stack, spectra, np.sqrt((stack**2).sum(axis=(1, 2))), side, slack, stride)
 
-    def scores(
-        self, source: np.ndarray, centre: tuple[float, float], at: np.ndarray, views: np.ndarray
+    def _posed(
+        self, source: np.ndarray, centre: tuple[float, float], at: np.ndarray, big: int,
+        seeds: np.ndarray | None = None,
     ) -> np.ndarray:
-        """Row ``i``: view ``views[i]`` against ``source`` turned and scaled by ``at[i]``
-        (turn, scale) around ``centre``, the best normalised cross-correlation over the
-        shifts the slack allows.  The query is sampled at every pose with one remap; the
-        correlations at every shift come from one batched FFT (the square fits its FFT
-        unwrapped, so these are the direct sums), the squares' sums from integral images."""
-        side, slack, count = self.side, self.slack, len(at)
-        big, shifts, size = side + 2 * slack, 2 * slack + 1, self.spectra.shape[1]
+        """``source`` turned and scaled by ``at[i]`` (turn, scale) around ``centre``, a
+        ``big`` × ``big`` square per row (centred on the row's seed (x, y), square pixels,
+        where given), sampled with one remap: rows × big × big."""
         offsets = (np.arange(big, dtype=np.float32) - (big - 1) / 2) * self.stride
         c = (np.cos(at[:, 0]) * at[:, 1]).astype(np.float32)[:, None, None]
         s = (np.sin(at[:, 0]) * at[:, 1]).astype(np.float32)[:, None, None]
         dx, dy = offsets[None, None, :], offsets[None, :, None]
+        if seeds is not None:
+            moved = (seeds * self.stride).astype(np.float32)
+            dx, dy = dx + moved[:, None, None, 0], dy + moved[:, None, None, 1]
         map_x = (centre[0] + c * dx - s * dy).reshape(-1, big)
         map_y = (centre[1] + s * dx + c * dy).reshape(-1, big)
         posed = cv2.remap(source, map_x, map_y, cv2.INTER_LINEAR, borderValue=0.0)
-        spectra = scipy.fft.rfft2(posed.reshape(count, big, big), s=(size, size))
-        dots = scipy.fft.irfft2(spectra * self.spectra[views], s=(size, size))
-        dots = dots[:, :shifts, :shifts]  # templates are zero-mean: no mean to take off
+        return np.asarray(posed).reshape(len(at), big, big)
+
+    def _normalised(self, posed: np.ndarray, dots: np.ndarray, views: np.ndarray) -> np.ndarray:
+        """``dots`` (rows × shifts × shifts: each view's square against the ``posed`` square
+        whose corner is there) over the two squares' spreads: their normalised
+        cross-correlations.  The posed squares' sums come from integral images."""
+        count, big, shifts, side = len(posed), posed.shape[1], dots.shape[1], self.side
+        flat = posed.reshape(-1, big)
 
         def box(integral: np.ndarray) -> np.ndarray:  # sums over every side × side square
             # each square's rows of the integral image, and the row after them (the next
@@ -287,10 +294,54 @@ class _Squares:
             return np.asarray(rows[:, far, far] - rows[:, near, far] - rows[:, far, near]
                               + rows[:, near, near])  # fmt: skip
 
-        total, energy = box(cv2.integral(posed)), box(cv2.integral(posed * posed))
+        total, energy = box(cv2.integral(flat)), box(cv2.integral(flat * flat))
         spread = np.sqrt(np.maximum(energy - total**2 / (side * side), 1e-12))
         norms = np.maximum(self.norms[views], 1e-12)[:, None, None]
-        return np.asarray((dots / (spread * norms)).max(axis=(1, 2)))
+        return np.asarray(dots / (spread * norms))
+
+    @staticmethod
+    def _best(scores: np.ndarray, seeds: np.ndarray | None) -> tuple[np.ndarray, np.ndarray]:
+        """Each row's best score over its shifts, and that shift (x, y), square pixels."""
+        count, shifts = scores.shape[0], scores.shape[1]
+        flat = scores.reshape(count, -1).argmax(axis=1)
+        found = np.stack([flat % shifts, flat // shifts], axis=1) - shifts // 2
+        if seeds is not None:
+            found = found + seeds
+        return scores.reshape(count, -1)[np.arange(count), flat], found
+
+    def scores(
+        self, source: np.ndarray, centre: tuple[float, float], at: np.ndarray, views: np.ndarray
+    ) -> tuple[np.ndarray, np.ndarray]:
+        """Row ``i``: view ``views[i]`` against ``source`` turned and scaled by ``at[i]``
+        (turn, scale) around ``centre``, the best normalised cross-correlation over the
+        shifts the slack allows, and that shift (x, y, square pixels).  The correlations at
+        every shift come from one batched FFT (the square fits its FFT unwrapped, so these
+        are the direct sums)."""
+        side, slack = self.side, self.slack
+        big, shifts, size = side + 2 * slack, 2 * slack + 1, self.spectra.shape[1]
+        posed = self._posed(source, centre, at, big)
+        spectra = scipy.fft.rfft2(posed, s=(size, size))
+        dots = scipy.fft.irfft2(spectra * self.spectra[views], s=(size, size))
+        dots = dots[:, :shifts, :shifts]  # templates are zero-mean: no mean to take off
+        return self._best(self._normalised(posed, dots, views), None)
+
+    def near(
+        self, source: np.ndarray, centre: tuple[float, float], at: np.ndarray,
+        views: np.ndarray, seeds: np.ndarray,
+    ) -> tuple[np.ndarray, np.ndarray]:
+        """As :meth:`scores`, over the shifts within a pixel of each row's ``seeds`` (x, y,
+        square pixels: where an earlier comparison found the best shift), kept within the
+        slack: nine shifts, summed directly, cost a fraction of the FFT's 49."""
+        seeds = np.clip(np.asarray(seeds, np.intp), 1 - self.slack, self.slack - 1)
+        side = self.side
+        posed = self._posed(source, centre, at, side + 2, seeds)
+        dots = np.empty((len(at), 3, 3), np.float32)
+        taught = self.squares[views]
+        for i in range(3):
+            for j in range(3):
+                dots[:, i, j] = np.einsum("nyx,nyx->n", posed[:, i : i + side, j : j + side],
+                                          taught)  # fmt: skip
+        return self._best(self._normalised(posed, dots, views), seeds)
 
 
 class Best(NamedTuple):
@@ -374,13 +425,14 @@ class Bank:
         every = np.stack([_TURN[turns], _STEP ** (SCALE_SHIFT - scale_at)], -1)
         every = every.transpose(1, 0, 2)
         poses: dict[int, list[tuple[float, float]]]
+        seed_of: dict[int, tuple[int, int]] = {}  # a view's best shift at its pose, where known
         if only is not None:  # the faces asked for, each view at each of its turns
             poses = {n: [(float(t), float(k)) for t, k in every[n]] for n in chosen.tolist()}
             prior = by_turn.max(axis=0)
         else:
             # stage 2, coarse: the POLAR_FACES likeliest faces' COARSE_VIEWS likeliest
             # views (by the polar image) at each of their turns, square against square at
-            # half resolution, to find the closest faces and each view's best turn
+            # half resolution, to find the closest faces and each view's best turn and shift
             polar = by_turn.max(axis=0)
             likely = sorted(self._views_of.values(), key=lambda views: -polar[views].max())
             kept = np.sort(np.concatenate([
@@ -388,45 +440,60 @@ class Bank:
                 for views in likely[:POLAR_FACES]
             ]))  # fmt: skip
             tried = np.full((count, TURNS), -1.0)
-            tried[kept] = self._coarse_scores(
+            moved = np.zeros((count, TURNS, 2), np.intp)
+            found, shifts = self._coarse_scores(
                 query, every[kept].reshape(-1, 2), np.repeat(kept, TURNS)
-            ).reshape(len(kept), TURNS)
+            )
+            tried[kept] = found.reshape(len(kept), TURNS)
+            moved[kept] = shifts.reshape(len(kept), TURNS, 2)
             pick = tried.argmax(axis=1)
             prior = tried.max(axis=1)
             ranked = self._faces(prior)
             only = set(sorted(ranked, key=lambda v: -ranked[v])[:REFINE])
-            poses = {
-                n: [(float(every[n, pick[n], 0]), float(every[n, pick[n], 1]))]
-                for v in only
-                for n in self._views_of[v].tolist()
-            }
+            views_of_only = [n for v in only for n in self._views_of[v].tolist()]
+            poses = {n: [(float(every[n, pick[n], 0]), float(every[n, pick[n], 1]))]
+                     for n in views_of_only}  # fmt: skip
+            # a coarse pixel is COARSE view pixels: the fine stage looks within one of there
+            seed_of = {n: (int(moved[n, pick[n], 0]) * COARSE, int(moved[n, pick[n], 1]) * COARSE)
+                       for n in views_of_only if tried[n, pick[n]] > -1.0}  # fmt: skip
         # stage 2, fine, for the closest faces: their likeliest views at their pose(s), all
         # at once; then each face's best view nudged finer than the first stage's grid, and
-        # compared by its ink's detail at the pose found
+        # compared by its ink's detail at the pose found (both where the ink's best shift is)
         faces = list(only)
         likeliest = {
             value: views[np.argsort(-prior[views], kind="stable")[:FINE_VIEWS]].tolist()
             for value in faces
             for views in (self._views_of[value],)
         }
-        rows = [(n, at) for value in faces for n in likeliest[value] for at in poses[n]]
-        scores = {n: -1.0 for n, _ in rows}
-        best_at = {n: (0.0, 1.0) for n, _ in rows}
+        rows = [(n, at, seed_of.get(n)) for value in faces for n in likeliest[value]
+                for at in poses[n]]  # fmt: skip
+        scores = {n: -1.0 for n, _, _ in rows}
+        best_at = {n: (0.0, 1.0) for n, _, _ in rows}
+        best_shift = {n: (0, 0) for n, _, _ in rows}
 
-        def compared(rows: list[tuple[int, tuple[float, float]]]) -> None:
-            found = self._fine_scores(query, rows, "ink")
-            for (n, at), score in zip(rows, found.tolist(), strict=True):
-                if score > scores[n]:
-                    scores[n], best_at[n] = score, at
+        def compared(rows: list[tuple[int, tuple[float, float], tuple[int, int] | None]]) -> None:
+            for seeded in (False, True):
+                part = [row for row in rows if (row[2] is not None) == seeded]
+                if not part:
+                    continue
+                seeds = np.array([row[2] for row in part]) if seeded else None
+                found, shifts = self._fine_scores(query, [row[:2] for row in part], "ink", seeds)
+                for (n, at, _), score, shift in zip(part, found.tolist(), shifts.tolist(),
+                                                    strict=True):  # fmt: skip
+                    if score > scores[n]:
+                        scores[n], best_at[n], best_shift[n] = score, at, (shift[0], shift[1])
 
         compared(rows)
         best_view = {value: max(likeliest[value], key=lambda n: scores[n]) for value in faces}
         compared([
-            (n, (best_at[n][0] + dturn, best_at[n][1] * dscale))
+            (n, (best_at[n][0] + dturn, best_at[n][1] * dscale), best_shift[n])
             for n in best_view.values()
             for dturn, dscale in _NUDGES
         ])  # fmt: skip
-        detail = self._fine_scores(query, [(n, best_at[n]) for n in best_view.values()], "detail")
+        detail, _ = self._fine_scores(
+            query, [(n, best_at[n]) for n in best_view.values()], "detail",
+            np.array([best_shift[n] for n in best_view.values()]),
+        )  # fmt: skip
         both = {
             value: (scores[n] + float(more)) / 2
             for (value, n), more in zip(best_view.items(), detail, strict=True)
@@ -443,10 +510,13 @@ class Bank:
         return c * x - s * y, s * x + c * y
 
     def _fine_scores(
-        self, query: Marks, rows: list[tuple[int, tuple[float, float]]], what: str
-    ) -> np.ndarray:
-        """Views against the query at full resolution, row by row: (view, (turn, scale));
-        ``what`` is "ink" or "detail".  The ink's score is mostly the numeral's blob: it put
+        self, query: Marks, rows: list[tuple[int, tuple[float, float]]], what: str,
+        seeds: np.ndarray | None = None,
+    ) -> tuple[np.ndarray, np.ndarray]:
+        """Views against the query at full resolution, row by row: (view, (turn, scale)),
+        the best over every shift the slack allows, or within a pixel of each row's
+        ``seeds`` (x, y) where given; and those best shifts.  ``what`` is "ink" or "detail".
+        The ink's score is mostly the numeral's blob: it put
         a rendered d20's "10", "16" and "18" within 0.01 of each other (0.99), so that many
         were left to "confirm"; the detail (strokes, the holes of "0", "6" and "8") tells
         them apart, but drops far when a pose is a little off, so it is only compared at
@@ -454,11 +524,16 @@ class Bank:
         source = query.ink if what == "ink" else query.detail
         at = np.array([pose for _, pose in rows], np.float64).reshape(-1, 2)
         views = np.array([n for n, _ in rows], np.intp)
-        return self._squares[what].scores(source, query.centre, at, views)
+        if seeds is None:
+            return self._squares[what].scores(source, query.centre, at, views)
+        return self._squares[what].near(source, query.centre, at, views, seeds)
 
-    def _coarse_scores(self, query: Marks, at: np.ndarray, views: np.ndarray) -> np.ndarray:
+    def _coarse_scores(
+        self, query: Marks, at: np.ndarray, views: np.ndarray
+    ) -> tuple[np.ndarray, np.ndarray]:
         """Taught views against the query at half resolution, row by row: view ``views[i]``
-        at the pose ``at[i]`` (turn, scale)."""
+        at the pose ``at[i]`` (turn, scale); and each row's best shift (x, y, half-resolution
+        pixels)."""
         return self._squares["coarse"].scores(query.ink, query.centre, at, views)
 
     def _faces(self, scores: np.ndarray) -> dict[int, float]:

@@ -272,7 +272,9 @@ def test_the_coarse_stage_compares_the_likeliest_faces_likeliest_views_only(
     compared: list[np.ndarray] = []
     coarse = Bank._coarse_scores
 
-    def noted(bank: Bank, query: object, at: np.ndarray, views: np.ndarray) -> np.ndarray:
+    def noted(
+        bank: Bank, query: object, at: np.ndarray, views: np.ndarray
+    ) -> tuple[np.ndarray, np.ndarray]:
         compared.append(views)
         return coarse(bank, query, at, views)  # type: ignore[arg-type]
 

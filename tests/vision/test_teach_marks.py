@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import cv2
 import numpy as np
+import pytest
 
 from vision.teach_marks import SLACK, WINDOW, _Squares, window
 
@@ -23,16 +24,49 @@ def test_batched_scores_are_opencv_s_normalised_cross_correlation_pair_by_pair()
     centre = (48.0, 47.0)
     at = np.array([[0.0, 1.0], [0.4, 1.1], [1.0, 0.9], [0.4, 1.1], [2.5, 1.05], [0.4, 1.1]])
     views = np.array([0, 1, 2, 3, 4, 3])
-    batched = squares.scores(source, centre, at, views)
-    one_by_one = [
-        float(
-            cv2.matchTemplate(
-                window(source, centre, turn, scale, WINDOW + 2 * SLACK),
-                taught[n],
-                cv2.TM_CCOEFF_NORMED,
-            ).max()
+    batched, shifts = squares.scores(source, centre, at, views)
+    maps = [
+        cv2.matchTemplate(
+            window(source, centre, turn, scale, WINDOW + 2 * SLACK), taught[n],
+            cv2.TM_CCOEFF_NORMED,
         )
         for n, (turn, scale) in zip(views, at, strict=True)
-    ]
-    np.testing.assert_allclose(batched, one_by_one, atol=1e-4)
+    ]  # fmt: skip
+    np.testing.assert_allclose(batched, [m.max() for m in maps], atol=1e-4)
+    # the shift (x, y) from the centred square: matchTemplate's best location less the slack
+    best = [np.array(cv2.minMaxLoc(m)[3]) - SLACK for m in maps]
+    np.testing.assert_array_equal(shifts, best)
     assert batched[3] > 0.95 and batched[0] < 0.6  # the matching row stands out
+
+
+def test_scores_near_a_seed_are_the_best_within_a_pixel_of_it() -> None:
+    """``near`` compares only the nine shifts within a pixel of each row's seed (kept inside
+    the slack): its scores and shifts are matchTemplate's best over those, and where the
+    best shift of all lies within a pixel of the seed, the same as ``scores``."""
+    rng = np.random.default_rng(8)
+    source = cv2.GaussianBlur(rng.normal(0, 1, (96, 96)).astype(np.float32), (0, 0), 1.5)
+    centre = (48.0, 47.0)
+    taught = [window(source, (50.0, 45.0)), window(source, (46.0, 49.0))]  # 2 px off each way
+    taught += [cv2.GaussianBlur(rng.normal(0, 1, (WINDOW, WINDOW)).astype(np.float32),
+                                (0, 0), 1.2)]  # fmt: skip
+    squares = _Squares.of(taught, SLACK, 1)
+    at = np.array([[0.0, 1.0]] * 6 + [[1.0, 0.9]])
+    views = np.array([0, 0, 0, 1, 1, 1, 2])
+    seeds = np.array([[2, -2], [0, 0], [3, -3], [-2, 2], [-1, 1], [2, 2], [0, 1]])
+    near, shifts = squares.near(source, centre, at, views, seeds)
+    full, best = squares.scores(source, centre, at, views)
+    for k, (n, (turn, scale)) in enumerate(zip(views, at, strict=True)):
+        scores = cv2.matchTemplate(window(source, centre, turn, scale, WINDOW + 2 * SLACK),
+                                   taught[n], cv2.TM_CCOEFF_NORMED)  # fmt: skip
+        x, y = np.clip(seeds[k], 1 - SLACK, SLACK - 1) + SLACK  # seeds kept inside the slack
+        around = scores[y - 1 : y + 2, x - 1 : x + 2]
+        assert near[k] == pytest.approx(float(around.max()), abs=1e-4)
+        dy, dx = np.unravel_index(around.argmax(), around.shape)
+        assert tuple(shifts[k]) == (x - 1 + dx - SLACK, y - 1 + dy - SLACK)
+    # the matches lie 2 px from the centre (x +2, y -2; x -2, y +2): seeds a pixel off find
+    # them as the full search does; a seed two pixels off does not
+    assert tuple(best[0]) == (2, -2) and tuple(best[3]) == (-2, 2)
+    assert near[0] == pytest.approx(full[0], abs=1e-5)
+    assert near[2] == pytest.approx(full[0], abs=1e-5)
+    assert near[4] == pytest.approx(full[3], abs=1e-5)
+    assert near[1] < full[0] - 0.05 and near[5] < full[3] - 0.05
