@@ -258,7 +258,11 @@ class _Squares:
         return cls(stack, spectra, np.sqrt((stack**2).sum(axis=(1, 2))), side, slack, stride)
 
     def _posed(
-        self, source: np.ndarray, centre: tuple[float, float], at: np.ndarray, big: int,
+        self,
+        source: np.ndarray,
+        centre: tuple[float, float],
+        at: np.ndarray,
+        big: int,
         seeds: np.ndarray | None = None,
     ) -> np.ndarray:
         """``source`` turned and scaled by ``at[i]`` (turn, scale) around ``centre``, a
@@ -326,8 +330,12 @@ class _Squares:
         return self._best(self._normalised(posed, dots, views), None)
 
     def near(
-        self, source: np.ndarray, centre: tuple[float, float], at: np.ndarray,
-        views: np.ndarray, seeds: np.ndarray,
+        self,
+        source: np.ndarray,
+        centre: tuple[float, float],
+        at: np.ndarray,
+        views: np.ndarray,
+        seeds: np.ndarray,
     ) -> tuple[np.ndarray, np.ndarray]:
         """As :meth:`scores`, over the shifts within a pixel of each row's ``seeds`` (x, y,
         square pixels: where an earlier comparison found the best shift), kept within the
@@ -510,7 +518,10 @@ class Bank:
         return c * x - s * y, s * x + c * y
 
     def _fine_scores(
-        self, query: Marks, rows: list[tuple[int, tuple[float, float]]], what: str,
+        self,
+        query: Marks,
+        rows: list[tuple[int, tuple[float, float]]],
+        what: str,
         seeds: np.ndarray | None = None,
     ) -> tuple[np.ndarray, np.ndarray]:
         """Views against the query at full resolution, row by row: (view, (turn, scale)),
