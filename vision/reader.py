@@ -11,6 +11,7 @@ an error and never turned into a made-up value.
 from __future__ import annotations
 
 import functools
+import math
 import time
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field, replace
@@ -521,8 +522,23 @@ def sharpness(image: np.ndarray, box: tuple[float, float, float, float]) -> floa
     grey = cv2.resize(part, (64, 64), interpolation=cv2.INTER_AREA)
     gx = cv2.Sobel(grey, cv2.CV_32F, 1, 0, ksize=3) / 8
     gy = cv2.Sobel(grey, cv2.CV_32F, 0, 1, ksize=3) / 8
-    low, high = np.percentile(grey, (2, 98))
-    return float(np.percentile(np.hypot(gx, gy), 99)) / max(float(high - low), 1.0)
+    low, high = _percentiles(grey, (2, 98))
+    (steep,) = _percentiles(cv2.magnitude(gx, gy), (99,))
+    return steep / max(high - low, 1.0)
+
+
+def _percentiles(values: np.ndarray, qs: tuple[float, ...]) -> list[float]:
+    """``np.percentile(values, qs)`` (linear between ranks), from one partial sort: a
+    third of its time on a die's 4,096 pixels, read for every sure numbered die."""
+    flat = values.ravel()
+    ranks = [q / 100 * (flat.size - 1) for q in qs]
+    below = [math.floor(r) for r in ranks]
+    kth = sorted({k for b in below for k in (b, min(b + 1, flat.size - 1))})
+    part = np.partition(flat, kth)
+    return [
+        float(part[b]) + (r - b) * (float(part[min(b + 1, flat.size - 1)]) - float(part[b]))
+        for r, b in zip(ranks, below, strict=True)
+    ]
 
 
 CROP_INSET = 0.08  # a die's crop photo shows a little tray around the die on every side

@@ -228,6 +228,18 @@ def _scaled(spectrum: np.ndarray) -> np.ndarray:
     return out
 
 
+def _turns(spectra: np.ndarray) -> np.ndarray:
+    """The inverse real FFT (ANGLES long) of each column of ``spectra`` (its first FREQS
+    frequencies; the rest are zero): one row per column.  OpenCV's row-wise DFT on the
+    packed (CCS) layout, a third faster than scipy's here."""
+    packed = np.zeros((spectra.shape[1], ANGLES), np.float32)
+    packed[:, 0] = spectra[0].real  # the mean's imaginary part is nothing (as numpy's)
+    packed[:, 1 : 2 * FREQS - 1 : 2] = spectra[1:].real.T
+    packed[:, 2 : 2 * FREQS : 2] = spectra[1:].imag.T
+    flags = cv2.DFT_INVERSE | cv2.DFT_ROWS | cv2.DFT_REAL_OUTPUT | cv2.DFT_SCALE
+    return np.asarray(cv2.dft(packed, flags=flags))
+
+
 def _circular_max(values: np.ndarray, reach: int) -> np.ndarray:
     """The largest of ``values`` within ``reach`` rows either way, the rows wrapping round."""
     padded = np.concatenate([values[-reach:], values, values[:reach]]).astype(np.float32)
@@ -412,11 +424,8 @@ class Bank:
         stacked = self._stacked if only is None else self._stacked[:, :, chosen]
         # stage 1, per frequency: every scale of the query against every taught view at once
         spectra = np.matmul(_scaled(query.spectrum[:FREQS]), stacked)  # frequency × scale × view
-        # the inverse FFT along the last axis of a contiguous copy: twice as fast as along the
-        # first; scales × views × turns
-        corr = scipy.fft.irfft(
-            np.ascontiguousarray(spectra.reshape(FREQS, -1).T), n=ANGLES, axis=-1
-        ).reshape(spectra.shape[1], len(chosen), ANGLES)
+        # scales × views × turns
+        corr = _turns(spectra.reshape(FREQS, -1)).reshape(spectra.shape[1], len(chosen), ANGLES)
         by_turn = np.zeros((ANGLES, count), np.float32)
         by_turn[:, chosen] = corr.max(axis=0).T  # the best scale's, at each turn, per view
         # each view's few best turns (peaks at least 30° apart): the polar image often ranks

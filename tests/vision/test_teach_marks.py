@@ -6,7 +6,7 @@ import cv2
 import numpy as np
 import pytest
 
-from vision.teach_marks import SLACK, WINDOW, _Squares, window
+from vision.teach_marks import ANGLES, FREQS, SLACK, WINDOW, _Squares, _turns, window
 
 
 def test_batched_scores_are_opencv_s_normalised_cross_correlation_pair_by_pair() -> None:
@@ -70,3 +70,16 @@ def test_scores_near_a_seed_are_the_best_within_a_pixel_of_it() -> None:
     assert near[2] == pytest.approx(full[0], abs=1e-5)
     assert near[4] == pytest.approx(full[3], abs=1e-5)
     assert near[1] < full[0] - 0.05 and near[5] < full[3] - 0.05
+
+
+def test_turns_are_the_inverse_real_fft_of_the_first_frequencies() -> None:
+    """The polar stage's correlations over every turn (OpenCV's packed row-wise DFT) are
+    scipy's inverse real FFT, ANGLES long, of the FREQS frequencies compared."""
+    import scipy.fft
+
+    rng = np.random.default_rng(9)
+    spectra = (rng.normal(size=(FREQS, 50)) + 1j * rng.normal(size=(FREQS, 50))).astype(
+        np.complex64
+    )
+    expected = scipy.fft.irfft(spectra.T, n=ANGLES, axis=-1)
+    np.testing.assert_allclose(_turns(spectra), expected, atol=1e-6)
