@@ -386,6 +386,7 @@ class Bank:
         self._offsets: list[tuple[float, float]] = []  # each view's numeral off its body's middle
         self._squares: dict[str, _Squares] = {}  # "coarse", "ink" and "detail"
         self._views_of: dict[int, np.ndarray] = {}
+        self._grid = np.zeros((0, 0), np.intp)  # faces × their views (see best)
         self._stacked: np.ndarray | None = None
 
     def add(self, value: int, marks: Marks) -> None:
@@ -416,6 +417,11 @@ class Bank:
                 value: np.array([n for n, v in enumerate(self.values) if v == value])
                 for value in dict.fromkeys(self.values)
             }
+            most = max(len(views) for views in self._views_of.values())
+            self._grid = np.array([  # faces × views, len(values) (no view) past a face's own
+                np.pad(views, (0, most - len(views)), constant_values=len(self.values))
+                for views in self._views_of.values()
+            ])  # fmt: skip
         count = len(self.values)
         chosen = (
             np.arange(count) if only is None
@@ -450,12 +456,8 @@ class Bank:
             # stage 2, coarse: the POLAR_FACES likeliest faces' COARSE_VIEWS likeliest
             # views (by the polar image) at each of their turns, square against square at
             # half resolution, to find the closest faces and each view's best turn and shift
-            polar = by_turn.max(axis=0)
-            likely = sorted(self._views_of.values(), key=lambda views: -polar[views].max())
-            kept = np.sort(np.concatenate([
-                views[np.argsort(-polar[views], kind="stable")[:COARSE_VIEWS]]
-                for views in likely[:POLAR_FACES]
-            ]))  # fmt: skip
+            kept = self._likeliest(by_turn.max(axis=0), POLAR_FACES, COARSE_VIEWS)
+            kept = np.sort(kept[kept < count])
             tried = np.full((count, TURNS), -1.0)
             moved = np.zeros((count, TURNS, 2), np.intp)
             found, shifts = self._coarse_scores(
@@ -465,8 +467,8 @@ class Bank:
             moved[kept] = shifts.reshape(len(kept), TURNS, 2)
             pick = tried.argmax(axis=1)
             prior = tried.max(axis=1)
-            ranked = self._faces(prior)
-            only = set(sorted(ranked, key=lambda v: -ranked[v])[:REFINE])
+            faces_of = list(self._views_of)
+            only = {faces_of[face] for face in self._closest(prior)[:REFINE].tolist()}
             views_of_only = [n for v in only for n in self._views_of[v].tolist()]
             poses = {n: [(float(every[n, pick[n], 0]), float(every[n, pick[n], 1]))]
                      for n in views_of_only}  # fmt: skip
@@ -556,6 +558,15 @@ class Bank:
         pixels)."""
         return self._squares["coarse"].scores(query.ink, query.centre, at, views)
 
-    def _faces(self, scores: np.ndarray) -> dict[int, float]:
-        """Each face's best score over its views."""
-        return {value: float(scores[views].max()) for value, views in self._views_of.items()}
+    def _closest(self, scores: np.ndarray) -> np.ndarray:
+        """The faces (rows of the grid of views) by their best view's ``scores``, best first
+        (ties in the order taught)."""
+        return np.argsort(-np.append(scores, -np.inf)[self._grid].max(axis=1), kind="stable")
+
+    def _likeliest(self, scores: np.ndarray, faces: int, views: int) -> np.ndarray:
+        """The ``views`` best-scored views of each of the ``faces`` closest faces (by
+        ``scores``, ties in the order taught): faces × views, len(values) where a face has
+        fewer views."""
+        rows = self._grid[self._closest(scores)[:faces]]
+        padded = np.append(scores, -np.inf)[rows]
+        return np.take_along_axis(rows, np.argsort(-padded, axis=1, kind="stable")[:, :views], 1)
