@@ -19,9 +19,10 @@ scaled to that pose and compared with the taught view's ink, square against
 square, by normalised cross-correlation that lets the centre be a few pixels
 off (the polar image alone depends too much on where the centre falls to tell
 "16" from "18"): the likeliest faces' likeliest views at their two best turns
-at half resolution, then the closest few faces at full resolution, nudged
-finer than the first stage's grid.  The comparisons of a stage are made in
-batches (one remap, one FFT), not one by one.  Long straight lines of ink
+at half resolution, then the closest few faces at full resolution (within a
+pixel of where the half-resolution square fit best), nudged finer than the
+first stage's grid.  The comparisons of a stage are made in batches (one
+remap, one FFT or nine shifted sums), not one by one.  Long straight lines of ink
 (the edge of a side face seen at an angle) are taken out first: no numeral's
 stroke is that long.
 """
