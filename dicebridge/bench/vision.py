@@ -3,8 +3,10 @@ size and die type, on one core, beside a naive SimpleBlobDetector pip counter.
 
 Rendered throws (vision/render.py: the tilted camera, blur, noise, JPEG) stand in
 for a camera: pip dice (d6) and taught numbered dice (d20, taught from the
-renderer's designs), at 640 × 640 (the issue's budget: 15 ms), a Pi camera's
-1280 × 960, and a wide view (2400 px, small dice: the finder's closer look).
+renderer's two designs, two photos a face), at 640 × 640 (the issue's budget:
+15 ms), a Pi camera's 1280 × 960, and a wide view (2400 px, small dice: the
+finder's closer look); and at 640 × 640 d20s of one design read by a set taught
+one photo a face, as an owner teaches a real set (half the views to compare).
 The reader reads each frame once; p50 and p90 of the times, and for 640 × 640
 d6s the blob counter's p50 on the same frames.  Run it on the Pi itself to plan
 for it: its cores are slower than a laptop's.
@@ -31,7 +33,9 @@ def add_subcommand(kinds: Any) -> None:
     parser.set_defaults(handler=run)
 
 
-def _frames(die: str, size: tuple[int, int], count: int) -> list[Any]:
+def _frames(die: str, size: tuple[int, int], count: int, design: int | None = None) -> list[Any]:
+    import dataclasses
+
     import cv2
     import numpy as np
 
@@ -40,7 +44,8 @@ def _frames(die: str, size: tuple[int, int], count: int) -> list[Any]:
     rng = np.random.default_rng(17)
     frames = []
     for k in range(count):
-        spec = ThrowSpec(dice=(die,) * 4, looks=(PALETTE[2 if die == "d20" else k % 12],))
+        look = dataclasses.replace(PALETTE[2 if die == "d20" else k % 12], design=design)
+        spec = ThrowSpec(dice=(die,) * 4, looks=(look,))
         image = render_throw(spec, rng).image
         w, h = size
         if (w, h) == (2400, 2400):  # the same dice, a small share of a wide view
@@ -74,24 +79,32 @@ def run(args: argparse.Namespace) -> int:
     cv2.setNumThreads(1)  # the figure is "on one core"
     reader = DiceReader()
     reader.add_dieset(taught_from_renders("d20", 2))
+    one_photo = DiceReader()  # a set as an owner teaches it: one design, one photo a face
+    one_photo.add_dieset(taught_from_renders("d20", 2, design=0))
+    cases: list[tuple[str, tuple[int, int], Any, int | None]] = [
+        (die, size, reader, None) for die in ("d6", "d20") for size in SIZES
+    ]
+    cases.append(("d20", (640, 640), one_photo, 0))
     rows: list[dict[str, Any]] = []
-    for die in ("d6", "d20"):
-        for size in SIZES:
-            frames = _frames(die, size, args.frames)
-            reader.read(frames[0], die)  # warm up: the first call sets up the networks
-            ms = sorted(_times(lambda image, d=die: reader.read(image, d), frames))
-            row = {"die": die, "frame": f"{size[0]}x{size[1]}", "dice_per_frame": 4,
-                   "p50_ms": round(statistics.median(ms), 1),
-                   "p90_ms": round(ms[math.ceil(0.9 * len(ms)) - 1], 1)}  # fmt: skip
-            if die == "d6" and size == (640, 640):
-                blob = BlobCounter()
-                row["blob_counter_p50_ms"] = round(statistics.median(_times(blob.read, frames)), 1)
-            rows.append(row)
-            if not args.json:
-                extra = (f", blob counter {row['blob_counter_p50_ms']} ms"
-                         if "blob_counter_p50_ms" in row else "")  # fmt: skip
-                print(f"{die:4} {row['frame']:>9}: p50 {row['p50_ms']} ms, p90 {row['p90_ms']} ms"
-                      f"{extra}", flush=True)  # fmt: skip
+    for die, size, read_with, design in cases:
+        frames = _frames(die, size, args.frames, design)
+        read_with.read(frames[0], die)  # warm up: the first call sets up the networks
+        ms = sorted(_times(lambda image, d=die, r=read_with: r.read(image, d), frames))
+        row = {"die": die, "frame": f"{size[0]}x{size[1]}", "dice_per_frame": 4,
+               "p50_ms": round(statistics.median(ms), 1),
+               "p90_ms": round(ms[math.ceil(0.9 * len(ms)) - 1], 1)}  # fmt: skip
+        if die == "d20":
+            row["taught"] = "one photo a face" if design is not None else "two photos a face"
+        if die == "d6" and size == (640, 640):
+            blob = BlobCounter()
+            row["blob_counter_p50_ms"] = round(statistics.median(_times(blob.read, frames)), 1)
+        rows.append(row)
+        if not args.json:
+            extra = (f", blob counter {row['blob_counter_p50_ms']} ms"
+                     if "blob_counter_p50_ms" in row else "")  # fmt: skip
+            taught = f" ({row['taught']})" if "taught" in row else ""
+            print(f"{die:4} {row['frame']:>9}: p50 {row['p50_ms']} ms, p90 {row['p90_ms']} ms"
+                  f"{extra}{taught}", flush=True)  # fmt: skip
     if args.json:
         print(json.dumps({"frames": args.frames, "cases": rows}))
     return 0
