@@ -6,7 +6,8 @@ import cv2
 import numpy as np
 import pytest
 
-from vision.teach_marks import ANGLES, FREQS, SLACK, WINDOW, _Squares, _turns, window
+from vision.teach import DieSet
+from vision.teach_marks import ANGLES, FREQS, SLACK, WINDOW, Marks, _Squares, _turns, window
 
 
 def test_batched_scores_are_opencv_s_normalised_cross_correlation_pair_by_pair() -> None:
@@ -83,3 +84,29 @@ def test_turns_are_the_inverse_real_fft_of_the_first_frequencies() -> None:
     )
     expected = scipy.fft.irfft(spectra.T, n=ANGLES, axis=-1)
     np.testing.assert_allclose(_turns(spectra), expected, atol=1e-6)
+
+
+def test_the_likeliest_views_of_a_set_with_a_face_shown_twice_are_that_set_s_own() -> None:
+    """A face taught from two photos has twice the views of the others: the grid of each
+    face's views pads the others, and the padding is never picked (a face's likeliest
+    views are its own, best first; faces ranked by their best view)."""
+    from vision.teach_synthetic import designs, shown, taught_from_renders
+
+    dieset = taught_from_renders("d5", 0, design=0)
+    image, box = shown(designs("d5", 3, 0, design=1)[0])
+    dieset.teach(3, DieSet.region(image, box))
+    bank = dieset._ready()
+    bank.best(Marks.of(dieset._taught[0].region, dieset._taught[0].body, dieset._polarity))
+    count = len(bank)
+    per_face = {value: len(views) for value, views in bank._views_of.items()}
+    assert per_face[3] == 2 * per_face[1]
+    scores = np.random.default_rng(4).random(count)
+    views = per_face[1]  # as many as a face shown once has: the padding would come next
+    picked = bank._likeliest(scores, len(per_face), views)
+    for row in picked:
+        assert (row < count).all()  # no padding picked
+        (value,) = {bank.values[n] for n in row.tolist()}  # one face's views a row
+        own = scores[bank._views_of[value]]
+        assert list(scores[row]) == sorted(own, reverse=True)[:views]  # its best, best first
+    best_first = [max(scores[row]) for row in picked]
+    assert best_first == sorted(best_first, reverse=True)
