@@ -62,6 +62,8 @@ def add_subcommand(subparsers: Any) -> None:
     sy.add_argument("--tray", metavar="R,G,B",
                     help="a felt tray of this colour, e.g. 20,20,20 for black (default: grey, "
                          "green felt or wood at random)")  # fmt: skip
+    sy.add_argument("--debris", type=int, default=0, metavar="N",
+                    help="N specks, crumbs and bits of lint on the tray (default 0)")  # fmt: skip
     sy.set_defaults(handler=run_synth)
 
     from vision.check_cli import add_check
@@ -231,6 +233,10 @@ def run_synth(args: argparse.Namespace) -> int:
         except ValueError:
             return _fail(f"--tray must be three numbers R,G,B from 0 to 255, not {args.tray!r}")
         spec["tray"] = (b, g, r)
+    if not 0 <= args.debris <= 500:
+        return _fail("--debris must be 0 to 500")
+    if args.debris:
+        spec["debris"] = args.debris
     labels = write_dataset(
         args.directory, args.count, np.random.default_rng(args.seed),
         dice_choices=tuple(args.dice), **spec,

@@ -17,6 +17,8 @@ LEANING = "may be cocked"  # a numbered die whose numeral is not where a flat di
 NUMBERED_DIE = "numbered die"  # a d5, d10 or d20 among pip dice (the face network's class)
 NUMBERED_UNTAUGHT = "numbered die, no set"  # ... where no pip die was expected ("any")
 NUMERAL_BLURRED = "numeral blurred"  # a numbered die read surely, but blurred (NUMERAL_SHARP)
+OUTLINE_UNSEEN = "no outline"  # a pip die whose outline does not stand out from the tray
+# (vision.debris): a die of the tray's colour, or a speck on the tray: asked to confirm
 OTHER_SHAPE = "not the set's shape"  # a numbered die whose outline no taught face has: of
 # another type (a d5 among d20s of its colour: their numerals read alike), asked to confirm
 
@@ -67,6 +69,9 @@ def advice_for(
         if problem == OTHER_SHAPE:
             return (f"confirm: {shown}? (the {name}: its outline is not a taught {die}'s; if "
                     f"it is a die of another kind, take it out of the tray)")  # fmt: skip
+        if problem == OUTLINE_UNSEEN:
+            return (f"confirm: {shown}? (the {name}: no die's outline stands out around its "
+                    "pips: a die of the tray's colour, or a speck on the tray?)")  # fmt: skip
         if problem == NUMERAL_BLURRED:
             return (f"confirm: {shown}? (the {name}: it is blurred, and a blurred numeral may "
                     "be another; focus the camera)")  # fmt: skip
@@ -78,7 +83,7 @@ def confirming(value: int | None, confidence: float, cut: bool, problem: str) ->
     """Whether an uncertain die's advice is to confirm its guess (else: move, re-throw…)."""
     return (
         value is not None and confidence >= LIKELY and not cut
-        and problem in ("", TRAY_COLOURED, LEANING, NUMERAL_BLURRED, OTHER_SHAPE)
+        and problem in ("", TRAY_COLOURED, LEANING, NUMERAL_BLURRED, OTHER_SHAPE, OUTLINE_UNSEEN)
     )  # fmt: skip
 
 

@@ -24,6 +24,8 @@ SHRUNK = 0.85  # and take those finds when their median box is under this share 
 LARGE = 30.0  # pip dice whose larger finds (upper quartile) are over this many px of INPUT:
 FARTHER = 24.0  # looked at again with the frame smaller, the dice about this many px
 STRIDE = 4
+DIE_SIZED = 0.6  # finds at least this share of the surest one's side say how large the
+# frame's dice are (SMALL)
 CHANGED = 0.15  # a find's middle must differ from the empty tray this much (|log ratio|),
 AROUND = 4.0  # and this many times more than the tray around it, once what the light
 LIGHT_WINDOW = 0.5  # did (a median over this share of the frame) is taken out
@@ -144,7 +146,10 @@ class DieFinder:
         (find_farther).  ``ratio``: the frame's :func:`log_ratio` to the empty tray, where
         the caller has it already."""
         found = self._find_at(image, 1.0)
-        side = _side(found, image) if found else 0.0
+        # the dice's size: that of the finds about as large as its surest find, or larger
+        # (specks and lint on a dark tray, found at the network's smallest box, are no guide
+        # to it: docs/vision.md, "Debris on the tray")
+        side = _side(_die_sized(found), image) if found else 0.0
         if found and self.small is not None and side < self.small:
             # small dice: the boxes may be at the network's smallest (11-14 px of its 256),
             # up to 1.7 times the die.  Looked at twice as large, they fit; those finds are
@@ -203,6 +208,14 @@ def _side(found: list[Found], image: np.ndarray, percentile: float = 50) -> floa
     network's INPUT-sized view."""
     sides = [f.box[2] - f.box[0] for f in found]
     return float(np.percentile(sides, percentile)) * INPUT / max(image.shape[:2])
+
+
+def _die_sized(found: list[Found]) -> list[Found]:
+    """The finds at least DIE_SIZED times as large as the surest one: not the specks and
+    lint the network finds on a dark tray, less surely, at its smallest box."""
+    best = max(found, key=lambda f: f.score)
+    least = DIE_SIZED * (best.box[2] - best.box[0])
+    return [f for f in found if f.box[2] - f.box[0] >= least]
 
 
 def _inside(box: tuple[float, float, float, float], w: int, h: int) -> bool:

@@ -30,12 +30,14 @@ from vision.advice import (
     NUMBERED_UNTAUGHT,
     NUMERAL_BLURRED,
     OTHER_SHAPE,
+    OUTLINE_UNSEEN,
     TRAY_COLOURED,
     advice_for,
     offered_runner_up,
 )
 from vision.colour import colour_name
 from vision.crops import crop_die
+from vision.debris import OUTLINE_SEEN, outline_contrast
 from vision.faces import ALLOWED, FaceClassifier, FaceGuess
 from vision.finder import (
     LIGHT_MOVED,
@@ -92,7 +94,7 @@ class DieReading:
     colour: str = ""
     problem: str = ""  # "cocked", "impossible pips", "cut by the edge", "not of the set",
     # "blurred", "the tray's colour", "may be cocked", "numeral blurred", "numbered die",
-    # "numbered die, no set": why it is uncertain
+    # "numbered die, no set", "no outline": why it is uncertain
     runner_up: int | None = None  # with "confirm: V or R?": the next likeliest face, R
     lean: tuple[float, float] | None = None  # a numbered die read at least LIKELY, whole: how
     # far its numeral lies from where a flat die has it (die sizes; see camera_slant)
@@ -242,6 +244,12 @@ class DiceReader:
         guesses = self.faces.read(crops, "any" if either else die)
         dice = []
         for f, crop, guess in zip(found, crops, guesses, strict=True):
+            if (
+                not f.new_at_edge and not _plain_sure(guess, self.sure)
+                and not _box_cut(f.box, *image.shape[1::-1])
+                and outline_contrast(image, f.box) < OUTLINE_SEEN
+            ):  # fmt: skip
+                continue  # no die's outline around it, and no face read for sure: debris
             if not guess.die:
                 if f.score < 0.6 and not f.new_at_edge:
                     continue  # the finder was unsure and the reader sees no die: not a die
@@ -295,6 +303,11 @@ class DiceReader:
         if cut is None:
             cut = _box_cut(found_box, w, h)
         problem = "cut by the edge" if cut else problem
+        if (
+            not problem and value is not None and confidence >= self.sure
+            and outline_contrast(image, found_box) < OUTLINE_SEEN
+        ):  # fmt: skip
+            problem = OUTLINE_UNSEEN  # pips with no die around them: perhaps debris
         uncertain = bool(problem) or value is None or confidence < self.sure
         colour = colour_name(crop) if uncertain else ""  # named only when advice needs it
         offered = offered_runner_up(runner_up, uncertain, value, confidence, cut, problem)
@@ -543,6 +556,11 @@ def _percentiles(values: np.ndarray, qs: tuple[float, ...]) -> list[float]:
 
 
 CROP_INSET = 0.08  # a die's crop photo shows a little tray around the die on every side
+
+
+def _plain_sure(guess: FaceGuess, sure: float) -> bool:
+    """Whether the face network reads a die surely, with no problem."""
+    return bool(guess.die) and not guess.problem and guess.confidence >= sure
 
 
 def _int_box(box: tuple[float, float, float, float], w: int, h: int) -> tuple[int, int, int, int]:

@@ -32,7 +32,16 @@ from pathlib import Path
 import cv2
 import numpy as np
 
-from vision.render_faces import SHAPES, Pose, die_layer, fill, geometry, motion_kernel, tray
+from vision.render_faces import (
+    SHAPES,
+    Pose,
+    die_layer,
+    fill,
+    geometry,
+    motion_kernel,
+    scatter_debris,
+    tray,
+)
 
 __all__ = [
     "PALETTE",
@@ -112,6 +121,7 @@ class ThrowSpec:
     jpeg: bool = True  # finish with a JPEG round trip (quality 80-95)
     tray: tuple[int, int, int] | None = None  # the tray's colour (BGR, felt); None: grey,
     # green felt or wood, drawn at random
+    debris: int = 0  # specks, crumbs and lint lying on the tray (in the empty-tray picture too)
     camera: int | None = None  # a seed for the camera's tilt: throws that share it are seen
     # by one camera mounted one way; None: each throw's own tilt
 
@@ -335,17 +345,12 @@ def _plan(spec: ThrowSpec, rng: np.random.Generator) -> _Plan:
         placed.append(_Die(die, look, edge, p, truth))
         boxes.append(box)  # type: ignore[arg-type]
     sigma = rng.uniform(0, spec.blur) if spec.blur > 0 else 0.0
+    quality, noise_seed = int(rng.integers(80, 96)), int(rng.integers(2**62))
+    if spec.debris > 0:  # drawn last: the same seed throws the same dice with or without it
+        unit = (spec.die_px[0] + spec.die_px[1]) / 2 * SS
+        scatter_debris(tray_f, spec.debris, unit, rng)
     return _Plan(
-        spec,
-        tray_f,
-        light,
-        homography,
-        pad,
-        shadow,
-        sigma,
-        int(rng.integers(80, 96)),
-        int(rng.integers(2**62)),
-        tuple(placed),
+        spec, tray_f, light, homography, pad, shadow, sigma, quality, noise_seed, tuple(placed)
     )
 
 

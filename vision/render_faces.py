@@ -445,3 +445,30 @@ def tray(
     )
     light = light.astype(np.float32)
     return tray * light[..., None], light
+
+
+def scatter_debris(tray: np.ndarray, count: int, unit: float, rng: np.random.Generator) -> None:
+    """Draw ``count`` bits of debris on ``tray`` (lit, float32, in place): specks and crumbs
+    (round, 0.06-0.25 ``unit`` across) and lint (thin strands up to 0.6 ``unit`` long), light
+    on a dark tray and dark on a light one, as a tray that is used collects them."""
+    h, w = tray.shape[:2]
+    dark_tray = float(tray.mean()) < 110
+    for _ in range(count):
+        tone = rng.uniform(170, 245) if dark_tray else rng.uniform(15, 70)
+        colour = tuple(float(np.clip(tone * rng.uniform(0.85, 1.15), 0, 255)) for _ in range(3))
+        x, y = rng.uniform(0, w), rng.uniform(0, h)
+        if rng.random() < 0.6:  # a speck or a crumb
+            axes = (unit * rng.uniform(0.03, 0.125), unit * rng.uniform(0.03, 0.125))
+            centre = (round(x * _ONE), round(y * _ONE))
+            size = (max(1, round(axes[0] * _ONE)), max(1, round(axes[1] * _ONE)))
+            angle = float(rng.uniform(0, 180))
+            cv2.ellipse(tray, centre, size, angle, 0, 360, colour, -1, cv2.LINE_AA, SHIFT)
+        else:  # a strand of lint, a little bent
+            length, turn = unit * rng.uniform(0.2, 0.6), rng.uniform(0, 2 * math.pi)
+            bend = rng.uniform(-1.0, 1.0, 4).cumsum() * 0.4
+            steps = np.arange(5) * length / 4
+            xs = x + steps * np.cos(turn + np.append(0.0, bend))
+            ys = y + steps * np.sin(turn + np.append(0.0, bend))
+            points = np.round(np.stack([xs, ys], 1) * _ONE).astype(np.int32)
+            width = max(1, round(unit * rng.uniform(0.02, 0.05)))
+            cv2.polylines(tray, [points], False, colour, width, cv2.LINE_AA, SHIFT)

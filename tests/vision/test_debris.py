@@ -1,0 +1,176 @@
+"""Debris on the tray (specks, crumbs, lint): drawn by the renderer, never taken for dice
+surely, and no hindrance to reading the dice around it (vision/debris.py, the finder's
+size of the dice)."""
+
+from __future__ import annotations
+
+from collections import Counter
+from pathlib import Path
+
+import cv2
+import numpy as np
+import pytest
+
+from dicebridge.cli import main
+from tests.vision import needs_photos
+from vision.advice import OUTLINE_UNSEEN, advice_for
+from vision.debris import OUTLINE_SEEN, outline_contrast
+from vision.finder import DieFinder
+from vision.reader import DiceReader, ThrowReading
+from vision.render import RenderedThrow, ThrowSpec, render_throw
+
+BLACK, BLUE, WHITE = (25, 25, 28), (110, 50, 20), (225, 225, 222)  # felts (BGR)
+
+
+@pytest.fixture(scope="module")
+def reader() -> DiceReader:
+    return DiceReader()
+
+
+def _on_die(throw: RenderedThrow, box: tuple[float, float, float, float]) -> int | None:
+    """The die whose box holds the middle of ``box``, if any."""
+    cx, cy = (box[0] + box[2]) / 2, (box[1] + box[3]) / 2
+    for i, die in enumerate(throw.dice):
+        if die.box[0] <= cx <= die.box[2] and die.box[1] <= cy <= die.box[3]:
+            return i
+    return None
+
+
+def _tally(throw: RenderedThrow, result: ThrowReading) -> Counter[str]:
+    """Each die's first reading (right, wrong or unsure), readings off every die
+    (phantom), and a die read surely twice."""
+    out: Counter[str] = Counter()
+    seen: set[int] = set()
+    for d in result.dice:
+        i = _on_die(throw, d.box)
+        if i is None:
+            out["phantom sure" if not d.uncertain else "phantom unsure"] += 1
+        elif i in seen:
+            out["twice"] += not d.uncertain
+        else:
+            seen.add(i)
+            right = d.value == throw.dice[i].value
+            out["unsure" if d.uncertain else "right" if right else "wrong"] += 1
+    return out
+
+
+def test_debris_lies_on_the_tray_and_leaves_the_throw_as_it_was() -> None:
+    spec = ThrowSpec(dice=("d6",) * 3, tray=BLACK, camera=3)
+    clean = render_throw(spec, np.random.default_rng(5))
+    dusty = render_throw(ThrowSpec(**{**spec.__dict__, "debris": 15}), np.random.default_rng(5))
+    assert [(d.value, d.box) for d in clean.dice] == [(d.value, d.box) for d in dusty.dice]
+    # the specks are light on a dark felt, and in the empty-tray picture too (they lay there)
+    lighter = cv2.absdiff(dusty.empty_tray, clean.empty_tray).max(axis=2) > 60
+    assert lighter.sum() > 50
+    assert (dusty.image.astype(int) - clean.image.astype(int)).max() > 60
+    assert dusty.empty_tray[lighter].mean() > clean.empty_tray[lighter].mean() + 60
+
+
+def _frame(body: int, tray: int = 30) -> tuple[np.ndarray, tuple[float, float, float, float]]:
+    """A flat noisy felt of grey ``tray`` with one light pip at the middle of a 40-px square
+    die of grey ``body`` (``body == tray``: no die at all, a speck), and the finder's box
+    around the die (a fifth larger)."""
+    rng = np.random.default_rng(1)
+    image = np.full((200, 200, 3), float(tray)) + rng.normal(0, 3, (200, 200, 3))
+    image[80:120, 80:120] += body - tray
+    cv2.circle(image, (100, 100), 5, (230, 230, 230), -1, cv2.LINE_AA)
+    return np.clip(image, 0, 255).astype(np.uint8), (76.0, 76.0, 124.0, 124.0)
+
+
+def test_a_die_s_outline_stands_out_and_a_speck_has_none() -> None:
+    assert outline_contrast(*_frame(body=30)) < OUTLINE_SEEN  # a speck on the felt
+    assert outline_contrast(*_frame(body=80)) > 2 * OUTLINE_SEEN  # a grey die showing 1
+    assert outline_contrast(*_frame(body=45)) > OUTLINE_SEEN  # a die a little lighter
+
+
+def test_dice_among_debris_are_read_as_on_a_clean_tray(reader: DiceReader) -> None:
+    # measured (seed 81, 12 throws of four d6s among 12 bits of debris): 46 right, 2 unsure,
+    # 1 speck read surely (as "1"), 13 left unsure.  Before the finder judged the dice's
+    # size by its surest finds, and the outline was asked for: 34 right, 2 wrong, 2 dice
+    # read twice, 79 specks unsure (the specks' small boxes made it look again closer)
+    rng, total = np.random.default_rng(81), Counter[str]()
+    for k in range(12):
+        spec = ThrowSpec(dice=("d6",) * 4, tray=(BLACK, BLUE, WHITE)[k % 3], debris=12)
+        throw = render_throw(spec, rng)
+        total += _tally(throw, reader.read(throw.image, "d6"))
+    assert total["wrong"] == 0 and total["twice"] == 0, total
+    assert total["right"] >= 44, total
+    assert total["phantom sure"] <= 1, total
+    assert total["phantom unsure"] <= 25, total
+
+
+def test_specks_do_not_make_the_finder_look_again_closer() -> None:
+    # specks found at the network's smallest box once outnumbered the dice and made it look
+    # again, twice as close, finding pips and specks as dice of their own
+    finder = DieFinder()
+    for seed in range(4):
+        spec = ThrowSpec(dice=("d6",) * 4, tray=BLACK, camera=seed)
+        clean = render_throw(spec, np.random.default_rng([seed, 7]))
+        dusty = render_throw(
+            ThrowSpec(**{**spec.__dict__, "debris": 12}), np.random.default_rng([seed, 7])
+        )
+        for throw in (clean, dusty):
+            sides = [f.box[2] - f.box[0] for f in finder.find(throw.image, pips=True)
+                     if _on_die(throw, f.box) is not None]  # fmt: skip
+            dice = [d.box[2] - d.box[0] for d in throw.dice]
+            assert np.median(sides) >= 0.8 * np.median(dice), (seed, sides, dice)
+
+
+def test_a_speck_read_as_one_pip_is_asked_to_be_confirmed(reader: DiceReader) -> None:
+    asked, sure_off = [], []
+    for seed in range(6):
+        spec = ThrowSpec(dice=("d6",) * 2, values=(6, 6), tray=BLACK, debris=25, camera=seed)
+        throw = render_throw(spec, np.random.default_rng(seed))
+        for d in reader.read(throw.image, "d6").dice:
+            if d.problem == OUTLINE_UNSEEN:
+                asked.append(d)
+            elif _on_die(throw, d.box) is None and not d.uncertain:
+                sure_off.append(d)
+    # measured: 16 specks read "1" surely by the face network, each asked; none taken
+    assert asked and sure_off == [], (asked, sure_off)
+    for d in asked:
+        assert d.uncertain and d.to_reading() is None
+        assert d.advice.startswith(f"confirm: {d.value}") and "speck" in d.advice, d.advice
+
+
+def test_the_advice_for_a_die_with_no_outline_names_both_possibilities() -> None:
+    said = advice_for("d6", 1, 0.9, "black", False, OUTLINE_UNSEEN)
+    assert said == (
+        "confirm: 1? (the black d6: no die's outline stands out around its pips: a die of "
+        "the tray's colour, or a speck on the tray?)"
+    )
+
+
+@needs_photos
+def test_specks_on_a_real_tray_are_not_read_as_sure_pip_dice(reader: DiceReader) -> None:
+    from vision.datasets import read_dataset, shared_photos
+
+    photos = shared_photos()
+    assert photos is not None
+    sure = []
+    for item in read_dataset(photos / "burks_polyhedral"):
+        photo = cv2.imread(str(item.path))
+        assert photo is not None
+        sure += [(item.path.name, d.value) for d in reader.read(photo, "d6").certain]
+    # burks' photos hold no pip die: a d10, d20 or numeral d6 in a tower on a dusty black
+    # floor, wood around it.  Measured: 9 sure pip dice before (lint specks read "1" or
+    # "4", wood grain "3" and "4"), now 2 (wood grain read "3"; a d10 by the frame's edge "6")
+    assert len(sure) <= 2, sure
+
+
+def test_the_synthetic_set_can_be_thrown_among_debris(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    args = ["vision", "synth", "--count", "1", "--per-image", "1", "--tray", "20,20,20"]
+    assert main([*args, str(tmp_path / "clean")]) == 0
+    assert main([*args, str(tmp_path / "dusty"), "--debris", "40"]) == 0
+    clean, dusty = (
+        cv2.imread(str(tmp_path / name / "images" / "synth_00000.png"))
+        for name in ("clean", "dusty")
+    )
+    assert clean is not None and dusty is not None
+    # light specks on the black felt where the clean throw has none
+    assert int((dusty.max(axis=2) > 150).sum()) > int((clean.max(axis=2) > 150).sum()) + 100
+    capsys.readouterr()
+    assert main([*args, str(tmp_path / "bad"), "--debris", "-1"]) == 2
+    assert "--debris" in capsys.readouterr().err
