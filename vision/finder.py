@@ -32,6 +32,10 @@ LIGHT_WINDOW = 0.5  # did (a median over this share of the frame) is taken out
 LEVELS = 40.0  # log ratio steps per 8-bit level for that median: ±3.2 covered
 LIGHT_MOVED = 0.125  # light_change beyond this (parts of the tray 1.13 × as bright or
 # dark): the reference is stale (its own light: 0.075 at most; relit: 0.15-0.35)
+MARKED = 0.12  # a find the empty-tray picture's middle test dropped is a die thrown since
+# only where some of its box changed at least this much (most_changed: its numeral, its
+# shading);
+# debris that lay there when the picture was taken changes nothing (docs/vision.md, "Debris")
 BLOB = 0.25  # without the network: a blob that differs from the empty tray this much,
 BLOB_WINDOW = 0.25  # the light's change taken out over this share of the frame
 
@@ -307,6 +311,16 @@ def changed(
     around = float(np.median(change[ring])) if ring.any() else 0.0
     # a die changes its spot several times more than the tray around it changed
     return inner > CHANGED and inner > AROUND * around + 0.05
+
+
+def most_changed(
+    change: np.ndarray, box: tuple[float, float, float, float], shrink: int = 4
+) -> float:
+    """How much the most changed part of ``box`` changed: the 95th percentile of
+    :func:`change_of` (a map ``shrink`` times smaller than the frame) over the box."""
+    x0, y0, x1, y1 = (int(v / shrink) for v in box)
+    patch = change[max(0, y0) : y1 + 1, max(0, x0) : x1 + 1]
+    return float(np.percentile(patch, 95)) if patch.size else 0.0
 
 
 def kept_changed(change: np.ndarray, found: list[Found], shrink: int = 4) -> list[Found]:

@@ -41,12 +41,15 @@ from vision.debris import OUTLINE_SEEN, outline_contrast
 from vision.faces import ALLOWED, FaceClassifier, FaceGuess
 from vision.finder import (
     LIGHT_MOVED,
+    MARKED,
     DieFinder,
     Found,
+    change_of,
     changed_finds,
     find_by_difference,
     light_change,
     log_ratio,
+    most_changed,
 )
 from vision.numbered_finds import camera_slant, one_per_body, telling_lean, within
 from vision.pixels import as_bgr8
@@ -184,6 +187,9 @@ class DiceReader:
         ]  # (read by teach mode only: pip dice's crops go to the face network, unvetted)
         if unchanged and stale():
             unchanged = []
+        if unchanged:  # a die thrown since changes some of its box, if only its numeral
+            change = change_of(ratio)
+            unchanged = [f for f in unchanged if most_changed(change, f.box) >= MARKED]
         changed = find_by_difference(image, empty_tray, ratio=ratio)
         if not found:
             return changed, unchanged, True

@@ -5,6 +5,7 @@ size of the dice)."""
 from __future__ import annotations
 
 from collections import Counter
+from dataclasses import replace
 from pathlib import Path
 
 import cv2
@@ -17,7 +18,8 @@ from vision.advice import OUTLINE_UNSEEN, advice_for
 from vision.debris import OUTLINE_SEEN, outline_contrast
 from vision.finder import DieFinder
 from vision.reader import DiceReader, ThrowReading
-from vision.render import RenderedThrow, ThrowSpec, render_throw
+from vision.render import PALETTE, RenderedThrow, ThrowSpec, render_throw
+from vision.teach_synthetic import taught_from_renders
 
 BLACK, BLUE, WHITE = (25, 25, 28), (110, 50, 20), (225, 225, 222)  # felts (BGR)
 
@@ -174,3 +176,26 @@ def test_the_synthetic_set_can_be_thrown_among_debris(
     capsys.readouterr()
     assert main([*args, str(tmp_path / "bad"), "--debris", "-1"]) == 2
     assert "--debris" in capsys.readouterr().err
+
+
+def test_debris_in_the_empty_tray_picture_is_no_numbered_die() -> None:
+    # teach mode reads a find the picture's middle test dropped, for a die of the tray's
+    # own colour hardly changes it (a white d20 on white felt); debris that lay there when
+    # the picture was taken changes nothing at all.  Measured (these 12 throws): 51 specks
+    # read before (asked "confirm", "may be cocked", ...), 1 now; the dice as before
+    reader, off, seen = DiceReader(), [], 0
+    for seed in range(12):
+        look, tray = ((0, WHITE), (1, BLACK))[seed % 2]  # white dice on white felt, black on black
+        reader.diesets = {"d20": taught_from_renders("d20", look, design=0)}
+        spec = ThrowSpec(
+            dice=("d20",) * 2, looks=(replace(PALETTE[look], design=0),), tray=tray,
+            debris=15, camera=seed,
+        )  # fmt: skip
+        throw = render_throw(spec, np.random.default_rng([seed, 3]))
+        for d in reader.read(throw.image, "d20", throw.empty_tray).dice:
+            if _on_die(throw, d.box) is None:
+                off.append((seed, d.problem, d.value))
+            else:
+                seen += 1
+    assert len(off) <= 1, off
+    assert seen >= 22, seen  # measured: 23 of the 24 dice read, sure or asked
