@@ -43,8 +43,8 @@ def outline_contrast(image: np.ndarray, box: tuple[float, float, float, float]) 
     """How far the outline of a die at ``box`` (in the BGR frame ``image``) stands out from
     the tray around it: the steepest colour gradients where the outline lies (their 90th
     percentile) over the tray's usual gradient further out (its median).  About 1.6-2.5
-    around debris, 3 and up around a die (its neighbours' outlines only add to it); 0.1 ms
-    a die."""
+    around debris, 3 and up around a die (its neighbours' outlines only add to it).  0.1 ms
+    a die of 64 px, 0.3 ms one of 140 px (crop_die blurs the frame around it to shrink it)."""
     crop = crop_die(image, box, _VIEW, margin=2.0).astype(np.float32)
     view = cv2.GaussianBlur(crop, (0, 0), _BLUR)
     gx = cv2.Sobel(view, cv2.CV_32F, 1, 0)
