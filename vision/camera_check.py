@@ -4,7 +4,8 @@ What makes a camera read badly is mostly where it is and what light it has:
 dice too small in the picture (their pips a pixel or two), a dim picture, a
 picture that never holds still (flickering light, exposure hunting: the
 settle detector then never hands a throw over), too few frames a second, a
-picture out of focus (blurred numerals and pips are read as other faces).
+picture out of focus (blurred numerals and pips are read as other faces),
+specks on the tray read as dice.
 This measures each from the frames themselves and the reader's own reading
 of the last one, and says what to change.  `dicebridge vision check CAMERA`.
 """
@@ -18,6 +19,7 @@ from dataclasses import dataclass, field
 import cv2
 import numpy as np
 
+from vision.advice import OUTLINE_UNSEEN
 from vision.frames import Frame
 from vision.numbered_finds import camera_slant
 from vision.reader import DiceReader
@@ -177,6 +179,11 @@ def check_camera(
     slant, said = slant_advice([d.lean for d in result.dice if d.lean is not None])
     if said:
         advice.append(said)
+    if empty_tray is None and any(d.problem == OUTLINE_UNSEEN for d in result.dice):
+        advice.append("specks, crumbs or lint on the tray look like dice showing a pip or "
+                      "two (no die's outline stands out around them): clean the tray, or take "
+                      "the empty-tray picture (the Devices page; --empty-tray here), which "
+                      "keeps them from being read")  # fmt: skip
     unsure = [d for d in result.dice if d.uncertain]
     alike = Counter(d.advice for d in unsure)  # four untaught d20s: one line, not four
     advice += [f"unsure: {said}" if n == 1 else f"unsure ({n} dice): {said}"

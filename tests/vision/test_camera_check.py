@@ -187,3 +187,15 @@ def test_dice_left_unsure_alike_are_one_line_with_their_count(reader: DiceReader
         "unsure (3 dice): enter the red die by hand: it is a numbered die (d5, "
         "d10 or d20), read by the camera once its set is taught (Devices page)"
     ]
+
+
+def test_specks_read_as_dice_ask_for_the_empty_tray_picture(reader: DiceReader) -> None:
+    """Light specks on a dark felt read as dice showing one pip are asked "no outline"; the
+    check then says to clean the tray or take the empty-tray picture, and says nothing of
+    it with the picture given (it keeps the specks from being read)."""
+    spec = ThrowSpec(dice=("d6",) * 2, values=(6, 6), tray=(25, 25, 28), debris=25, camera=1)
+    throw = render_throw(spec, np.random.default_rng(1))
+    said = check_camera(_frames([throw.image]), reader, "d6").advice
+    assert any(a.startswith("specks, crumbs or lint on the tray") for a in said), said
+    given = check_camera(_frames([throw.image]), reader, "d6", throw.empty_tray).advice
+    assert not any("specks" in a for a in given), given
