@@ -19,6 +19,8 @@ NUMBERED_UNTAUGHT = "numbered die, no set"  # ... where no pip die was expected 
 NUMERAL_BLURRED = "numeral blurred"  # a numbered die read surely, but blurred (NUMERAL_SHARP)
 OUTLINE_UNSEEN = "no outline"  # a pip die whose outline does not stand out from the tray
 # (vision.debris): a die of the tray's colour, or a speck on the tray: asked to confirm
+SPECK_SIZED = "speck-sized"  # a one-pip d6 or blank Fudge die far smaller than the frame's
+# other dice (vision.reader.LONE_MARK): perhaps a speck on the tray: asked to confirm
 OTHER_SHAPE = "not the set's shape"  # a numbered die whose outline no taught face has: of
 # another type (a d5 among d20s of its colour: their numerals read alike), asked to confirm
 
@@ -72,6 +74,9 @@ def advice_for(
         if problem == OUTLINE_UNSEEN:
             return (f"confirm: {shown}? (the {name}: no die's outline stands out around its "
                     "pips: a die of the tray's colour, or a speck on the tray?)")  # fmt: skip
+        if problem == SPECK_SIZED:
+            return (f"confirm: {shown}? (the {name}: it is half the size of the other dice or "
+                    "less: a speck on the tray?)")  # fmt: skip
         if problem == NUMERAL_BLURRED:
             return (f"confirm: {shown}? (the {name}: it is blurred, and a blurred numeral may "
                     "be another; focus the camera)")  # fmt: skip
@@ -83,7 +88,9 @@ def confirming(value: int | None, confidence: float, cut: bool, problem: str) ->
     """Whether an uncertain die's advice is to confirm its guess (else: move, re-throw…)."""
     return (
         value is not None and confidence >= LIKELY and not cut
-        and problem in ("", TRAY_COLOURED, LEANING, NUMERAL_BLURRED, OTHER_SHAPE, OUTLINE_UNSEEN)
+        and problem in (
+            "", TRAY_COLOURED, LEANING, NUMERAL_BLURRED, OTHER_SHAPE, OUTLINE_UNSEEN, SPECK_SIZED
+        )
     )  # fmt: skip
 
 

@@ -19,7 +19,7 @@ from dataclasses import dataclass, field
 import cv2
 import numpy as np
 
-from vision.advice import OUTLINE_UNSEEN
+from vision.advice import OUTLINE_UNSEEN, SPECK_SIZED
 from vision.frames import Frame
 from vision.numbered_finds import camera_slant
 from vision.reader import DiceReader
@@ -179,7 +179,7 @@ def check_camera(
     slant, said = slant_advice([d.lean for d in result.dice if d.lean is not None])
     if said:
         advice.append(said)
-    if empty_tray is None and any(d.problem == OUTLINE_UNSEEN for d in result.dice):
+    if empty_tray is None and any(d.problem in (OUTLINE_UNSEEN, SPECK_SIZED) for d in result.dice):
         advice.append("specks, crumbs or lint on the tray look like dice showing a pip or "
                       "two (no die's outline stands out around them): clean the tray, or take "
                       "the empty-tray picture (the Devices page; --empty-tray here), which "

@@ -12,6 +12,8 @@ taken, as a die of the tray's colour is among numbered dice.)
 from __future__ import annotations
 
 import math
+from collections.abc import Sequence
+from typing import Protocol
 
 import cv2
 import numpy as np
@@ -22,6 +24,10 @@ OUTLINE_SEEN = 2.5  # a die's outline stands out from the tray's texture at leas
 # (outline_contrast).  Rendered debris the face network read surely: 99 of 106 under it
 # (1.6-2.5); byler's 1,470 dice read right: 2.7 and up; rendered black dice on black felt
 # 1.5 and up, asked to be confirmed (docs/vision.md, "Debris on the tray")
+LONE_MARK = 0.5  # a sure one-pip d6 or blank Fudge die under this share of the median side
+# of the frame's sure pip dice is asked (speck_sized).  Rendered dice among debris: specks
+# read surely 6 -> 3 of d6s, 6 -> 2 of dFs; on clean trays no die asked (at 0.6, one dF)
+LONE_MARK_FACES = (("d6", 1), ("dF", 0))  # a face with one mark or none: what a speck looks like
 _VIEW = 64  # pixels: the square looked at, twice the box's side
 _BLUR = 0.75  # view pixels: the tray's grain and the camera's noise smoothed away
 
@@ -60,3 +66,31 @@ def _quantile(values: np.ndarray, q: float) -> float:
     """``values``' ``q`` quantile (the nearest rank below: one partial sort)."""
     k = int(q * (values.size - 1))
     return float(np.partition(values, k)[k])
+
+
+class _Read(Protocol):
+    """What :func:`speck_sized` needs of a reading (vision.reader.DieReading)."""
+
+    @property
+    def die(self) -> str: ...
+    @property
+    def value(self) -> int | None: ...
+    @property
+    def box(self) -> tuple[int, int, int, int]: ...
+    @property
+    def uncertain(self) -> bool: ...
+
+
+def speck_sized(dice: Sequence[_Read], kinds: Sequence[str]) -> list[bool]:
+    """Which of ``dice`` (one frame's readings) are sure one-pip d6s or blank Fudge dice
+    under LONE_MARK times the median side of the frame's sure dice of ``kinds``: the finder
+    boxes a light speck on a dark felt alone, and it is then such a face, a die's size
+    smaller than the dice around it (its own edge passes :func:`outline_contrast`)."""
+    sides = [d.box[2] - d.box[0] for d in dice if not d.uncertain and d.die in kinds]
+    if len(sides) < 2:
+        return [False] * len(dice)
+    least = LONE_MARK * float(np.median(sides))
+    return [
+        not d.uncertain and (d.die, d.value) in LONE_MARK_FACES and d.box[2] - d.box[0] < least
+        for d in dice
+    ]

@@ -31,13 +31,14 @@ from vision.advice import (
     NUMERAL_BLURRED,
     OTHER_SHAPE,
     OUTLINE_UNSEEN,
+    SPECK_SIZED,
     TRAY_COLOURED,
     advice_for,
     offered_runner_up,
 )
 from vision.colour import colour_name
 from vision.crops import crop_die
-from vision.debris import OUTLINE_SEEN, outline_contrast
+from vision.debris import OUTLINE_SEEN, outline_contrast, speck_sized
 from vision.faces import ALLOWED, FaceClassifier, FaceGuess
 from vision.finder import (
     LIGHT_MOVED,
@@ -97,7 +98,7 @@ class DieReading:
     colour: str = ""
     problem: str = ""  # "cocked", "impossible pips", "cut by the edge", "not of the set",
     # "blurred", "the tray's colour", "may be cocked", "numeral blurred", "numbered die",
-    # "numbered die, no set", "no outline": why it is uncertain
+    # "numbered die, no set", "no outline", "speck-sized": why it is uncertain
     runner_up: int | None = None  # with "confirm: V or R?": the next likeliest face, R
     lean: tuple[float, float] | None = None  # a numbered die read at least LIKELY, whole: how
     # far its numeral lies from where a flat die has it (die sizes; see camera_slant)
@@ -287,6 +288,8 @@ class DiceReader:
             if reading.problem in (NUMBERED_DIE, NUMBERED_UNTAUGHT):
                 reading = replace(reading, die=NUMBERED_KIND)  # the advice named the d6 it is not
             dice.append(reading)
+        small = speck_sized(dice, PIP_KINDS)  # see vision/debris.py
+        dice = [_asked(d, SPECK_SIZED) if lone else d for d, lone in zip(dice, small, strict=True)]
         problem = "" if dice else "no dice seen"
         return ThrowReading(tuple(dice), (time.perf_counter() - start) * 1000, problem)
 
@@ -562,6 +565,13 @@ def _percentiles(values: np.ndarray, qs: tuple[float, ...]) -> list[float]:
 
 
 CROP_INSET = 0.08  # a die's crop photo shows a little tray around the die on every side
+
+
+def _asked(reading: DieReading, problem: str) -> DieReading:
+    """A sure ``reading`` asked to be confirmed, for ``problem``."""
+    colour = colour_name(reading.crop)
+    advice = advice_for(reading.die, reading.value, reading.confidence, colour, False, problem)
+    return replace(reading, uncertain=True, problem=problem, colour=colour, advice=advice)
 
 
 def _plain_sure(guess: FaceGuess, sure: float) -> bool:
