@@ -25,6 +25,20 @@ OTHER_SHAPE = "not the set's shape"  # a numbered die whose outline no taught fa
 # another type (a d5 among d20s of its colour: their numerals read alike), asked to confirm
 
 
+_WHY_CONFIRM = {  # why a die is asked to be confirmed, where its problem says ({die}: its type)
+    TRAY_COLOURED: "it is the tray's colour, so it cannot be read for sure; on a tray of "
+    "another colour it can",
+    LEANING: "its numeral is not where a flat die has it, as on a cocked die; if it is cocked, "
+    "re-throw it",
+    OTHER_SHAPE: "its outline is not a taught {die}'s; if it is a die of another kind, take it "
+    "out of the tray",
+    OUTLINE_UNSEEN: "no die's outline stands out around its pips: a die of the tray's colour, "
+    "or a speck on the tray?",
+    SPECK_SIZED: "it is half the size of the other dice or less: a speck on the tray?",
+    NUMERAL_BLURRED: "it is blurred, and a blurred numeral may be another; focus the camera",
+}
+
+
 def advice_for(
     die: str,
     value: int | None,
@@ -62,24 +76,9 @@ def advice_for(
         shown = " or ".join(
             f"{v:+d}" if die == "dF" else str(v) for v in (value, runner_up) if v is not None
         )
-        if problem == TRAY_COLOURED:
-            return (f"confirm: {shown}? (the {name}: it is the tray's colour, so it cannot be "
-                    "read for sure; on a tray of another colour it can)")  # fmt: skip
-        if problem == LEANING:
-            return (f"confirm: {shown}? (the {name}: its numeral is not where a flat die has "
-                    "it, as on a cocked die; if it is cocked, re-throw it)")  # fmt: skip
-        if problem == OTHER_SHAPE:
-            return (f"confirm: {shown}? (the {name}: its outline is not a taught {die}'s; if "
-                    f"it is a die of another kind, take it out of the tray)")  # fmt: skip
-        if problem == OUTLINE_UNSEEN:
-            return (f"confirm: {shown}? (the {name}: no die's outline stands out around its "
-                    "pips: a die of the tray's colour, or a speck on the tray?)")  # fmt: skip
-        if problem == SPECK_SIZED:
-            return (f"confirm: {shown}? (the {name}: it is half the size of the other dice or "
-                    "less: a speck on the tray?)")  # fmt: skip
-        if problem == NUMERAL_BLURRED:
-            return (f"confirm: {shown}? (the {name}: it is blurred, and a blurred numeral may "
-                    "be another; focus the camera)")  # fmt: skip
+        why = _WHY_CONFIRM.get(problem, "").format(die=die)
+        if why:
+            return f"confirm: {shown}? (the {name}: {why})"
         return f"confirm: {shown}? (the {name})"
     return f"re-throw the {name}"
 
