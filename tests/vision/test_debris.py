@@ -87,9 +87,9 @@ def test_a_die_s_outline_stands_out_and_a_speck_has_none() -> None:
 
 def test_dice_among_debris_are_read_as_on_a_clean_tray(reader: DiceReader) -> None:
     # measured (seed 81, 12 throws of four d6s among 12 bits of debris): 46 right, 2 unsure,
-    # 1 speck read surely (as "1"), 13 left unsure.  Before the finder judged the dice's
-    # size by its surest finds, and the outline was asked for: 34 right, 2 wrong, 2 dice
-    # read twice, 79 specks unsure (the specks' small boxes made it look again closer)
+    # no speck read surely (1 before "speck-sized"), 14 left unsure.  Before the finder
+    # judged the dice's size without the specks, and the outline was asked for: 34 right,
+    # 2 wrong, 2 dice read twice, 79 specks unsure (their small boxes made it look closer)
     rng, total = np.random.default_rng(81), Counter[str]()
     for k in range(12):
         spec = ThrowSpec(dice=("d6",) * 4, tray=(BLACK, BLUE, WHITE)[k % 3], debris=12)
