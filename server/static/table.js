@@ -146,6 +146,9 @@ function unsure(event) {
   // here (the server refuses one); it is entered by hand as the die it is, or taken out
   const typed = event.die !== "numbered";
   const name = typed ? event.die : "numbered die";
+  // pips with no die around them, or a die far smaller than the rest: perhaps a speck
+  const speck = event.problem === "no outline" || event.problem === "speck-sized";
+  const dismiss = !typed ? "Dismiss (taken out)" : speck ? "Dismiss (a speck, or re-thrown)" : "Dismiss (re-thrown)";
   item.append(
     event.crop ? el("img", { src: `/api/crops/${event.crop}`, alt: `the unsure ${name} as the camera saw it`, width: 64, height: 64 }) : "",
     el("span", {}, event.advice || `the ${name} is unclear`), " ",
@@ -156,7 +159,7 @@ function unsure(event) {
       if (other.value === "") error.textContent = "type the face it shows first";
       else send(parseInt(other.value, 10));
     } }, "Enter") : "", " ",
-    el("button", { type: "button", onclick: done }, typed ? "Dismiss (re-thrown)" : "Dismiss (taken out)"),
+    el("button", { type: "button", onclick: done }, dismiss),
     error);
   list.prepend(item);
   while (list.children.length > 8) list.lastChild.remove();

@@ -3,6 +3,7 @@ real `dicebridge serve` process.  Screenshots of each page go to build/screensho
 
 from __future__ import annotations
 
+import re
 import shutil
 import socket
 import subprocess
@@ -691,6 +692,44 @@ def test_a_numbered_die_among_pip_dice_is_offered_no_face_to_type(
             expect(card.locator(".prompt")).to_have_text("throw 1 more d6 for the explosions")
             item.get_by_role("button", name="Dismiss (taken out)").click()
             expect(page.locator("#unsure li")).to_have_count(0)
+
+
+def test_a_speck_read_as_a_die_can_be_dismissed_as_one(browser: object, tmp_path: Path) -> None:
+    """Light specks on a black felt read as one-pip dice are asked "no outline": the page
+    shows why, offers the guess, and dismisses one as a speck."""
+    import numpy as np
+    from playwright.sync_api import Browser, expect
+
+    from server.app import create_app
+    from server.camera import CameraSource
+    from server.ledger import Ledger
+    from server.table import Table
+    from vision.frames import Replay
+    from vision.reader import DiceReader
+    from vision.render import ThrowSpec, render_throw
+
+    assert isinstance(browser, Browser)
+    spec = ThrowSpec(dice=("d6",) * 2, values=(6, 6), tray=(25, 25, 28), debris=25, camera=3)
+    throw = render_throw(spec, np.random.default_rng(3))
+    with Ledger(tmp_path) as ledger:
+        table = Table(ledger)
+        camera = CameraSource("camera", Replay([]), DiceReader(), table)
+        with _in_process(create_app(table, camera=camera)) as url:
+            page = browser.new_page()
+            page.goto(f"{url}/")
+            expect(page.locator("#live")).to_have_text("live")
+            result = camera.read_throw(throw.image)  # no check waits: read as any pip die
+            specks = [d for d in result.uncertain if d.problem == "no outline"]
+            assert specks, result.dice  # measured: 4 specks read "1" or "−", each asked
+            items = page.locator("#unsure li", has_text="a speck on the tray?")
+            expect(items).to_have_count(len(specks))
+            item = items.first
+            expect(item).to_contain_text("confirm: ")
+            expect(item.get_by_role("button", name=re.compile("^It shows "))).to_be_visible()
+            others = page.locator("#unsure li").count() - len(specks)
+            item.get_by_role("button", name="Dismiss (a speck, or re-thrown)").click()
+            expect(items).to_have_count(len(specks) - 1)
+            expect(page.locator("#unsure li")).to_have_count(others + len(specks) - 1)
 
 
 def test_a_die_to_confirm_offers_its_guess_and_the_next_likeliest_face(
