@@ -654,6 +654,29 @@ def test_a_die_the_camera_is_unsure_of_is_settled_on_the_table_page(
             expect(page.locator("#unsure li")).to_have_count(len(result.uncertain) - 1)
 
 
+@contextmanager
+def _table_page_with_camera(browser: Any, folder: Path) -> Iterator[tuple[Any, Any]]:
+    """The Table page, live, of a service in this process whose camera the test is (it
+    hands the camera frames to read): (page, camera)."""
+    from playwright.sync_api import expect
+
+    from server.app import create_app
+    from server.camera import CameraSource
+    from server.ledger import Ledger
+    from server.table import Table
+    from vision.frames import Replay
+    from vision.reader import DiceReader
+
+    with Ledger(folder) as ledger:
+        table = Table(ledger)
+        camera = CameraSource("camera", Replay([]), DiceReader(), table)
+        with _in_process(create_app(table, camera=camera)) as url:
+            page = browser.new_page()
+            page.goto(f"{url}/")
+            expect(page.locator("#live")).to_have_text("live")
+            yield page, camera
+
+
 def test_a_numbered_die_among_pip_dice_is_offered_no_face_to_type(
     browser: object, tmp_path: Path
 ) -> None:
@@ -662,36 +685,24 @@ def test_a_numbered_die_among_pip_dice_is_offered_no_face_to_type(
     import numpy as np
     from playwright.sync_api import Browser, expect
 
-    from server.app import create_app
-    from server.camera import CameraSource
-    from server.ledger import Ledger
-    from server.table import Table
-    from vision.frames import Replay
-    from vision.reader import DiceReader
     from vision.render import ThrowSpec, render_throw
 
     assert isinstance(browser, Browser)
     throw = render_throw(ThrowSpec(dice=("d6", "d6", "d20")), np.random.default_rng(0))
-    with Ledger(tmp_path) as ledger:
-        table = Table(ledger)
-        camera = CameraSource("camera", Replay([]), DiceReader(), table)
-        with _in_process(create_app(table, camera=camera)) as url:
-            page = browser.new_page()
-            page.goto(f"{url}/")
-            expect(page.locator("#live")).to_have_text("live")
-            card = _start_two_d6(page)
-            result = camera.read_throw(throw.image)
-            assert [d.die for d in result.uncertain] == ["numbered"], result.dice
-            item = page.locator("#unsure li").first
-            expect(item).to_contain_text("die out of the tray: it is a numbered die (d5, d10 or")
-            expect(item.get_by_role("img", name="the unsure numbered die")).to_be_visible()
-            expect(item.get_by_role("textbox")).to_have_count(0)
-            expect(item.get_by_role("spinbutton")).to_have_count(0)
-            expect(item.get_by_role("button", name="Enter")).to_have_count(0)
-            # the two d6s (3 and 6) fed the pool: its 6 explodes
-            expect(card.locator(".prompt")).to_have_text("throw 1 more d6 for the explosions")
-            item.get_by_role("button", name="Dismiss (taken out)").click()
-            expect(page.locator("#unsure li")).to_have_count(0)
+    with _table_page_with_camera(browser, tmp_path) as (page, camera):
+        card = _start_two_d6(page)
+        result = camera.read_throw(throw.image)
+        assert [d.die for d in result.uncertain] == ["numbered"], result.dice
+        item = page.locator("#unsure li").first
+        expect(item).to_contain_text("die out of the tray: it is a numbered die (d5, d10 or")
+        expect(item.get_by_role("img", name="the unsure numbered die")).to_be_visible()
+        expect(item.get_by_role("textbox")).to_have_count(0)
+        expect(item.get_by_role("spinbutton")).to_have_count(0)
+        expect(item.get_by_role("button", name="Enter")).to_have_count(0)
+        # the two d6s (3 and 6) fed the pool: its 6 explodes
+        expect(card.locator(".prompt")).to_have_text("throw 1 more d6 for the explosions")
+        item.get_by_role("button", name="Dismiss (taken out)").click()
+        expect(page.locator("#unsure li")).to_have_count(0)
 
 
 def test_a_speck_read_as_a_die_can_be_dismissed_as_one(browser: object, tmp_path: Path) -> None:
@@ -700,36 +711,24 @@ def test_a_speck_read_as_a_die_can_be_dismissed_as_one(browser: object, tmp_path
     import numpy as np
     from playwright.sync_api import Browser, expect
 
-    from server.app import create_app
-    from server.camera import CameraSource
-    from server.ledger import Ledger
-    from server.table import Table
-    from vision.frames import Replay
-    from vision.reader import DiceReader
     from vision.render import ThrowSpec, render_throw
 
     assert isinstance(browser, Browser)
     spec = ThrowSpec(dice=("d6",) * 2, values=(6, 6), tray=(25, 25, 28), debris=25, camera=3)
     throw = render_throw(spec, np.random.default_rng(3))
-    with Ledger(tmp_path) as ledger:
-        table = Table(ledger)
-        camera = CameraSource("camera", Replay([]), DiceReader(), table)
-        with _in_process(create_app(table, camera=camera)) as url:
-            page = browser.new_page()
-            page.goto(f"{url}/")
-            expect(page.locator("#live")).to_have_text("live")
-            result = camera.read_throw(throw.image)  # no check waits: read as any pip die
-            specks = [d for d in result.uncertain if d.problem == "no outline"]
-            assert specks, result.dice  # measured: 4 specks read "1" or "−", each asked
-            items = page.locator("#unsure li", has_text="a speck on the tray?")
-            expect(items).to_have_count(len(specks))
-            item = items.first
-            expect(item).to_contain_text("confirm: ")
-            expect(item.get_by_role("button", name=re.compile("^It shows "))).to_be_visible()
-            others = page.locator("#unsure li").count() - len(specks)
-            item.get_by_role("button", name="Dismiss (a speck, or re-thrown)").click()
-            expect(items).to_have_count(len(specks) - 1)
-            expect(page.locator("#unsure li")).to_have_count(others + len(specks) - 1)
+    with _table_page_with_camera(browser, tmp_path) as (page, camera):
+        result = camera.read_throw(throw.image)  # no check waits: read as any pip die
+        specks = [d for d in result.uncertain if d.problem == "no outline"]
+        assert specks, result.dice  # measured: 4 specks read "1" or "−", each asked
+        items = page.locator("#unsure li", has_text="a speck on the tray?")
+        expect(items).to_have_count(len(specks))
+        item = items.first
+        expect(item).to_contain_text("confirm: ")
+        expect(item.get_by_role("button", name=re.compile("^It shows "))).to_be_visible()
+        others = page.locator("#unsure li").count() - len(specks)
+        item.get_by_role("button", name="Dismiss (a speck, or re-thrown)").click()
+        expect(items).to_have_count(len(specks) - 1)
+        expect(page.locator("#unsure li")).to_have_count(others + len(specks) - 1)
 
 
 def test_a_die_to_confirm_offers_its_guess_and_the_next_likeliest_face(
