@@ -11,9 +11,8 @@ import numpy as np
 import pytest
 
 from dicebridge.cli import main
-from tests.vision import needs_photos
+from tests.vision import needs_photos, photos_of
 from vision.camera_check import BLURRED_PX, check_camera
-from vision.datasets import read_dataset, shared_photos
 from vision.frames import Frame
 from vision.reader import DiceReader
 from vision.render import PALETTE, ThrowSpec, render_settling, render_throw
@@ -88,12 +87,8 @@ def test_a_camera_out_of_focus_is_told_to_focus(
 def test_phone_photos_of_dice_are_not_called_out_of_focus(reader: DiceReader) -> None:
     """The byler photos (phone photos, dice 30-45 px, read 97%) are sharp enough: none is
     told to focus (measured: edge blur 1.09 median, 1.40 at most, of 200)."""
-    photos = shared_photos()
-    assert photos is not None
     blurs = []
-    for item in read_dataset(photos / "byler_d6"):
-        image = cv2.imread(str(item.path))
-        assert image is not None
+    for item, image in photos_of("byler_d6"):
         check = check_camera(_frames([image]), reader, "d6")
         assert not any("out of focus" in a for a in check.advice), (item.path.name, check.edge_blur)
         if check.edge_blur is not None:

@@ -13,7 +13,7 @@ import numpy as np
 import pytest
 
 from dicebridge.cli import main
-from tests.vision import needs_photos
+from tests.vision import needs_photos, photos_of
 from vision.advice import OUTLINE_UNSEEN, SPECK_SIZED, advice_for
 from vision.debris import OUTLINE_SEEN, outline_contrast, speck_sized
 from vision.finder import DieFinder
@@ -145,14 +145,8 @@ def test_the_advice_for_a_die_with_no_outline_names_both_possibilities() -> None
 
 @needs_photos
 def test_specks_on_a_real_tray_are_not_read_as_sure_pip_dice(reader: DiceReader) -> None:
-    from vision.datasets import read_dataset, shared_photos
-
-    photos = shared_photos()
-    assert photos is not None
     sure = []
-    for item in read_dataset(photos / "burks_polyhedral"):
-        photo = cv2.imread(str(item.path))
-        assert photo is not None
+    for item, photo in photos_of("burks_polyhedral"):
         sure += [(item.path.name, d.value) for d in reader.read(photo, "d6").certain]
     # burks' photos hold no pip die: a d10, d20 or numeral d6 in a tower on a dusty black
     # floor, wood around it.  Measured: 9 sure pip dice before (lint specks read "1" or
