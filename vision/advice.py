@@ -20,7 +20,7 @@ NUMERAL_BLURRED = "numeral blurred"  # a numbered die read surely, but blurred (
 OUTLINE_UNSEEN = "no outline"  # a pip die whose outline does not stand out from the tray
 # (vision.debris): a die of the tray's colour, or a speck on the tray: asked to confirm
 SPECK_SIZED = "speck-sized"  # a one-pip d6 or blank Fudge die far smaller than the frame's
-# other dice (vision.reader.LONE_MARK): perhaps a speck on the tray: asked to confirm
+# other dice (vision.debris.LONE_MARK): perhaps a speck on the tray: asked to confirm
 OTHER_SHAPE = "not the set's shape"  # a numbered die whose outline no taught face has: of
 # another type (a d5 among d20s of its colour: their numerals read alike), asked to confirm
 

@@ -495,9 +495,7 @@ class DiceReader:
         """The face network's reading of ``crop`` as a pip die (d6 or dF), where it is sure of
         it (PIPS_SEEN) and sees no problem; else None."""
         guess = self.faces.read([crop], "any")[0]
-        if not guess.die or guess.problem or guess.confidence < PIPS_SEEN:
-            return None
-        return guess
+        return guess if _plain_sure(guess, PIPS_SEEN) else None
 
     def _pips(self, image: np.ndarray, box: tuple[float, float, float, float]) -> bool:
         """Whether the face network surely sees a pip die's face (d6 or dF) at ``box``: a
