@@ -64,6 +64,9 @@ def add_subcommand(subparsers: Any) -> None:
                          "green felt or wood at random)")  # fmt: skip
     sy.add_argument("--debris", type=int, default=0, metavar="N",
                     help="N specks, crumbs and bits of lint on the tray (default 0)")  # fmt: skip
+    sy.add_argument("--shadow", type=float, metavar="L",
+                    help="each die's shadow L die edges long, 0 to 3: a lamp low beside the tray "
+                         "(default: the renderer's 0.14, diffuse light)")  # fmt: skip
     sy.set_defaults(handler=run_synth)
 
     from vision.check_cli import add_check
@@ -237,6 +240,10 @@ def run_synth(args: argparse.Namespace) -> int:
         return _fail("--debris must be 0 to 500")
     if args.debris:
         spec["debris"] = args.debris
+    if args.shadow is not None:
+        if not 0 <= args.shadow <= 3:
+            return _fail("--shadow must be 0 to 3 (die edges)")
+        spec["shadow"] = args.shadow
     labels = write_dataset(
         args.directory, args.count, np.random.default_rng(args.seed),
         dice_choices=tuple(args.dice), **spec,

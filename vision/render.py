@@ -33,6 +33,7 @@ import cv2
 import numpy as np
 
 from vision.render_faces import (
+    ONE_PIP,
     SHAPES,
     Pose,
     die_layer,
@@ -44,6 +45,7 @@ from vision.render_faces import (
 )
 
 __all__ = [
+    "BIG_ONES",
     "PALETTE",
     "DieLook",
     "RenderedDie",
@@ -64,6 +66,7 @@ FACES: dict[str, tuple[int, ...]] = {
 }
 SS = 2  # scene supersampling
 DIE_SS = 4  # supersampling of render_die
+SHADOW = 0.14  # a die's shadow reaches this far (die edges) under the usual diffuse light
 
 
 @dataclass(frozen=True)
@@ -77,6 +80,10 @@ class DieLook:
     marble: tuple[int, int, int] | None = None  # veins of this colour through the body
     design: int | None = None  # numbered dice: the numerals' font (0 or 1, see
     # render_faces.DESIGNS); None: either, drawn at random for every die (two designs)
+    one_pip: float = ONE_PIP  # d6: the 1's lone pip (radius, share of the face); many
+    # dice, Chinese ones all, have a far larger one (0.15-0.25)
+    one_four_ink: tuple[int, int, int] | None = None  # d6: the 1 and 4 faces' pips in this
+    # colour (Chinese dice paint them red)
 
 
 @dataclass(frozen=True)
@@ -122,6 +129,8 @@ class ThrowSpec:
     tray: tuple[int, int, int] | None = None  # the tray's colour (BGR, felt); None: grey,
     # green felt or wood, drawn at random
     debris: int = 0  # specks, crumbs and lint lying on the tray (in the empty-tray picture too)
+    shadow: float = SHADOW  # how far each die's shadow reaches, in die edges: a lamp low
+    # beside the tray, or a spotlight over a tower, casts them one or two dice long
     camera: int | None = None  # a seed for the camera's tilt: throws that share it are seen
     # by one camera mounted one way; None: each throw's own tilt
 
@@ -150,6 +159,21 @@ MARBLED: tuple[DieLook, ...] = (
     DieLook((170, 140, 230), (245, 245, 245), marble=(110, 60, 180)),
     DieLook((120, 40, 100), (245, 245, 245), marble=(200, 160, 220)),
     DieLook((230, 230, 225), (25, 25, 25), marble=(120, 120, 125)),
+)
+
+# d6s whose 1 is one large pip, as many sets have it (Chinese dice all, their 1 and 4 red):
+# the face network learnt pips from PALETTE's 0.13 and read these as 4s (docs/vision.md)
+RED_PIPS = (40, 30, 210)
+BIG_ONES: tuple[DieLook, ...] = (
+    DieLook((235, 235, 230), (25, 25, 25), one_pip=0.22, one_four_ink=RED_PIPS),
+    DieLook((215, 235, 245), (30, 30, 30), one_pip=0.2, one_four_ink=RED_PIPS),
+    DieLook((240, 240, 240), (30, 30, 30), one_pip=0.18),
+    DieLook((32, 30, 30), (235, 235, 235), one_pip=0.19),
+    DieLook((40, 30, 200), (240, 240, 240), one_pip=0.21),
+    DieLook((170, 80, 30), (245, 245, 245), one_pip=0.17),
+    DieLook((60, 160, 40), (245, 245, 245), one_pip=0.24),
+    DieLook((40, 210, 230), (25, 25, 25), one_pip=0.2, one_four_ink=RED_PIPS),
+    DieLook((60, 50, 210), (245, 245, 245), translucent=True, one_pip=0.2),
 )
 
 
@@ -231,6 +255,8 @@ def _plan(spec: ThrowSpec, rng: np.random.Generator) -> _Plan:
     for d in spec.dice:
         if d not in SHAPES:
             raise ValueError(f"unknown die type {d!r}; dice are {', '.join(FACES)}")
+    if not 0 <= spec.shadow <= 3:
+        raise ValueError(f"a shadow reaches 0 to 3 die edges, not {spec.shadow}")
     if spec.values is not None:
         if len(spec.values) != len(spec.dice):
             raise ValueError("values must give one value per die")
@@ -387,7 +413,11 @@ def _frame(
     for d, pose in zip(plan.dice, poses, strict=True):
         _, outline, _ = geometry(d.die, np.array(pose.centre), d.edge, pose)
         strength = 70 if d.look.translucent else 110
-        fill(shadow, outline + np.array(plan.shadow) * d.edge * 0.14, strength)
+        reach = np.array(plan.shadow) * d.edge * plan.spec.shadow
+        fill(shadow, outline + reach, strength)
+        if plan.spec.shadow > SHADOW:  # a long shadow: the die's outline swept along the light
+            swept = np.concatenate([outline, outline + reach]).astype(np.float32)
+            fill(shadow, cv2.convexHull(swept).reshape(-1, 2), strength)
         edges.append(d.edge)
     if edges:
         soft = cv2.GaussianBlur(

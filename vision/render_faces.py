@@ -19,6 +19,7 @@ import numpy as np
 MARGIN = 0.12
 DESIGNS = (cv2.FONT_HERSHEY_DUPLEX, cv2.FONT_HERSHEY_SIMPLEX)  # numeral fonts: two designs
 SHIFT = 4  # sub-pixel bits for cv2 polygon drawing
+ONE_PIP = 0.13  # a d6's lone pip, the 1 (radius, share of the face): larger than the others'
 _ONE = 1 << SHIFT
 
 Colour = tuple[int, int, int]
@@ -37,6 +38,10 @@ class Look(Protocol):
     def numerals(self) -> bool: ...
     @property
     def marble(self) -> Colour | None: ...
+    @property
+    def one_pip(self) -> float: ...
+    @property
+    def one_four_ink(self) -> Colour | None: ...
     @property
     def design(self) -> int | None: ...
 
@@ -191,11 +196,13 @@ def face_texture(
     impossible: bool = False,
     marble: Colour | None = None,
     design: int | None = None,
+    one_pip: float = ONE_PIP,
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """The die seen straight from above: colour (BGR uint8), coverage and ink masks (float 0..1).
     ``impossible``: a d6 whose pips make no real face (see :func:`impossible_pips`);
     ``marble``: swirls of this colour through the body (see :func:`marbled`);
-    ``design``: the numerals' font, DESIGNS[design] (None: either, at random)."""
+    ``design``: the numerals' font, DESIGNS[design] (None: either, at random);
+    ``one_pip``: the radius of a d6's lone pip on its 1 face (a share of the face)."""
     outline = SHAPES[die][1]
     colour = np.zeros((size, size, 3), np.uint8)
     colour[:] = body
@@ -251,7 +258,7 @@ def face_texture(
     elif numerals:
         numeral(ink_mask, str(value), (0.5 * u + MARGIN * u, 0.5 * u + MARGIN * u), 0.42 * u, font)
     else:
-        radius = 0.13 if value == 1 else (0.085 if value == 6 else 0.095)
+        radius = one_pip if value == 1 else (0.085 if value == 6 else 0.095)
         if impossible:
             radius = 0.085 if rng.random() < 0.5 else 0.095
         for x, y in impossible_pips(rng) if impossible else _pips(value, rng):
@@ -383,9 +390,12 @@ def die_layer(
         premult = (band.astype(np.float32) * a_band[..., None]).astype(np.float32)
         alpha = a_band.astype(np.float32)
     tsize = max(48, int(texture * edge * (1 + 2 * MARGIN)))  # texture pixels per layer pixel
+    ink = look.ink
+    if look.one_four_ink is not None and die == "d6" and pose.value in (1, 4):
+        ink = look.one_four_ink  # Chinese dice: the 1 and the 4 red
     tex, cover, ink_m = face_texture(
-        die, pose.value, look.body, look.ink, look.numerals, tsize, rng, pose.impossible,
-        look.marble, look.design,
+        die, pose.value, look.body, ink, look.numerals, tsize, rng, pose.impossible,
+        look.marble, look.design, look.one_pip,
     )  # fmt: skip
     tex_f = tex.astype(np.float32)
     a_top = cover * (0.55 + 0.45 * ink_m) if look.translucent else cover

@@ -4,12 +4,14 @@ from __future__ import annotations
 
 import csv
 from collections import Counter
+from dataclasses import replace
 from pathlib import Path
 
 import cv2
 import numpy as np
 import pytest
 
+from dicebridge.cli import main
 from vision.render import (
     DieLook,
     RenderedDie,
@@ -184,3 +186,49 @@ def test_unknown_die_and_bad_values_are_refused() -> None:
         render_throw(ThrowSpec(("d7",)), np.random.default_rng(0))
     with pytest.raises(ValueError):
         render_throw(ThrowSpec(("d6",), values=(7,)), np.random.default_rng(0))
+
+
+def test_a_big_one_is_one_large_pip_and_chinese_dice_paint_the_one_and_four() -> None:
+    plain, rng = OPAQUE[1], np.random.default_rng(0)
+    big = replace(plain, one_pip=0.22, one_four_ink=(40, 30, 210))
+
+    def ink_share(bgra: np.ndarray, ink: tuple[int, int, int]) -> float:
+        die = bgra[..., 3] > 128
+        near = np.abs(bgra[..., :3].astype(int) - np.array(ink)).max(axis=2) < 40
+        return float((near & die).sum() / die.sum())
+
+    one, big_one = (render_die("d6", 1, look, 60, rng) for look in (plain, big))
+    assert _ink_blobs(big_one, (40, 30, 210)) == 1
+    assert ink_share(big_one, (40, 30, 210)) > 2 * ink_share(one, plain.ink)
+    assert _ink_blobs(render_die("d6", 4, big, 60, rng), (40, 30, 210)) == 4
+    assert _ink_blobs(render_die("d6", 5, big, 60, rng), plain.ink) == 5  # the rest as they were
+
+
+def test_a_long_shadow_darkens_more_of_the_tray_and_a_wrong_reach_is_refused() -> None:
+    def darkened(reach: float) -> int:
+        spec = ThrowSpec(("d6",), size=(240, 240), die_px=(40, 40), shadow=reach, tray=(200,) * 3)
+        throw = render_throw(spec, np.random.default_rng(4))
+        diff = throw.empty_tray.astype(int).sum(axis=2) - throw.image.astype(int).sum(axis=2)
+        return int((diff > 30).sum())
+
+    usual, long = darkened(0.14), darkened(1.5)
+    assert long > usual + 0.8 * 40 * 40  # more than a die's area: the shadow 1.5 dice long
+    with pytest.raises(ValueError, match="shadow"):
+        render_throw(ThrowSpec(("d6",), shadow=-1), np.random.default_rng(0))
+
+
+def test_the_synthetic_set_can_be_thrown_under_a_low_lamp(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    args = ["vision", "synth", "--count", "1", "--per-image", "2", "--tray", "200,200,200"]
+    assert main([*args, str(tmp_path / "usual")]) == 0
+    assert main([*args, str(tmp_path / "low"), "--shadow", "2"]) == 0
+    usual, low = (
+        cv2.imread(str(tmp_path / name / "images" / "synth_00000.png"), cv2.IMREAD_GRAYSCALE)
+        for name in ("usual", "low")
+    )
+    assert usual is not None and low is not None
+    assert int((low < 150).sum()) > int((usual < 150).sum()) + 1000  # two long shadows
+    capsys.readouterr()
+    assert main([*args, str(tmp_path / "bad"), "--shadow", "4"]) == 2
+    assert "--shadow" in capsys.readouterr().err
