@@ -3,8 +3,9 @@
 The network (``vision/models/faces.onnx``, run by OpenCV's dnn module) sorts a
 48 × 48 crop into: not a die, a d6 showing 1–6 pips, a Fudge die showing −,
 blank or +, a cocked die (leaning, no face up), a d6 whose pips make no real
-face, and (networks from round 7) a numbered die: a d5, d10 or d20, whose
-numeral is no pip.  It learnt the top face from oblique photos, so pips on the side
+face, (networks from round 7) a numbered die: a d5, d10 or d20, whose
+numeral is no pip, and (round 8) a 1 of one large pip, as Chinese dice have it,
+counted as a 1.  It learnt the top face from oblique photos, so pips on the side
 faces do not count.  A crop the first look is unsure of is read at four quarter
 turns and the answers averaged.  Only the classes a die of the expected type
 can show compete.
@@ -29,6 +30,9 @@ NONE = 0
 COCKED = 10
 IMPOSSIBLE = 11
 NUMBERED = 12  # a d5, d10 or d20 (read by a taught die set, not by its marks as pips)
+# classes a network may have past CLASSES that are another class's face drawn otherwise:
+# their share is added to that class's (round 8: a 1 of one large pip, as Chinese dice have)
+FOLDED = {13: 1}
 ALLOWED = {
     "d6": (0, 1, 2, 3, 4, 5, 6, COCKED, IMPOSSIBLE, NUMBERED),
     "dF": (0, 7, 8, 9, COCKED, NUMBERED),
@@ -66,7 +70,8 @@ class FaceClassifier:
             else {}
         )
         self.size = int(meta.get("size", CROP_SIZE))
-        self.classes = int(meta.get("classes", 10))  # an older model: no cocked, no bad pips
+        # an older model: no cocked, no bad pips; a newer one's FOLDED classes are faces
+        self.classes = min(int(meta.get("classes", 10)), len(CLASSES))
         try:
             self._net = cv2.dnn.readNetFromONNX(str(path))
         except cv2.error as err:
@@ -85,10 +90,15 @@ class FaceClassifier:
         logits = self._net.forward().astype(np.float64)
         logits -= logits.max(axis=1, keepdims=True)
         p = np.exp(logits)
-        return p / p.sum(axis=1, keepdims=True)
+        p /= p.sum(axis=1, keepdims=True)
+        for extra, into in FOLDED.items():
+            if extra < p.shape[1]:
+                p[:, into] += p[:, extra]
+        return p[:, : len(CLASSES)]
 
     def probabilities(self, crops: list[np.ndarray]) -> np.ndarray:
-        """N × 10 class probabilities.  A crop the first look is not sure of is read
+        """N × len(CLASSES) class probabilities, FOLDED classes counted in theirs (fewer
+        columns for an older network).  A crop the first look is not sure of is read
         again at three more quarter turns and the four answers averaged (most crops
         need one look, which keeps a frame of many dice fast)."""
         if not crops:

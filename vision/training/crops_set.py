@@ -95,6 +95,28 @@ def negatives(image, boxes, count, rng, xs, ys):
         made += 1
 
 
+def speck_negatives(image, tray, clean_tray, boxes, rng, xs, ys):
+    """Crops centred on the debris of ``tray`` (the empty tray as rendered with debris; the
+    same without: ``clean_tray``) that lies clear of every die: a speck boxed as the finder
+    boxes it, alone or with some tray round it, is not a die (nor a 1 of one large pip)."""
+    unit = float(np.median([max(b[2] - b[0], b[3] - b[1]) for b in boxes])) if boxes else 40.0
+    change = np.abs(tray.astype(np.int16) - clean_tray.astype(np.int16)).max(axis=2) > 25
+    count, _, stats, centres = cv2.connectedComponentsWithStats(change.astype(np.uint8))
+    for i in range(1, count):
+        if stats[i, cv2.CC_STAT_AREA] < 3:
+            continue
+        reach = max(stats[i, cv2.CC_STAT_WIDTH], stats[i, cv2.CC_STAT_HEIGHT])
+        side = float(np.clip(reach * rng.uniform(1.5, 4.0), 0.35 * unit, 1.2 * unit))
+        (cx, cy), half = centres[i], side / 2
+        box = (cx - half, cy - half, cx + half, cy + half)
+        if any(_overlap(box, b) > 0.05 for b in boxes):
+            continue
+        crop = crop_die(image, box, SIZE[0], margin=rng.uniform(1.0, 1.4),
+                        angle=rng.uniform(0, 360))  # fmt: skip
+        xs.append(jitter(crop, rng))
+        ys.append(NOT_A_DIE)
+
+
 def _overlap(a, b) -> float:
     """Intersection over the smaller box's area."""
     ix = max(0.0, min(a[2], b[2]) - max(a[0], b[0]))
