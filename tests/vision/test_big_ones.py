@@ -4,6 +4,7 @@ as a 4 nor left to confirm (the face network's class 13, added to the 1's share)
 from __future__ import annotations
 
 from collections import Counter
+from dataclasses import replace
 
 import numpy as np
 import pytest
@@ -12,6 +13,7 @@ from vision.crops import crop_die
 from vision.faces import CLASSES, FaceClassifier
 from vision.reader import DiceReader
 from vision.render import BIG_ONES, RenderedThrow, ThrowSpec, render_throw
+from vision.training import big_ones, crops_set
 
 
 @pytest.fixture(scope="module")
@@ -62,3 +64,31 @@ def test_the_big_one_class_counts_as_a_one() -> None:
     assert p.sum() == pytest.approx(1.0)
     assert CLASSES[int(p.argmax())] == "1" and p[0, 1] > 0.9
     assert faces.read([crop], "d6")[0].value == 1
+
+
+def test_the_training_set_labels_big_ones_apart_and_has_no_plain_one() -> None:
+    x, y = big_ones.build(np.random.default_rng(9), 6)
+    assert len(x) == len(y) and x.shape[1:] == (crops_set.SIZE[0], crops_set.SIZE[0], 3)
+    assert (y == big_ones.BIG_ONE).any()  # the 1s of these looks are the new class
+    assert not (y == 1).any()
+    assert (y == crops_set.NOT_A_DIE).any()
+
+
+def test_specks_on_the_tray_are_crops_of_no_die() -> None:
+    spec = ThrowSpec(dice=("d6",) * 2, tray=(30, 30, 30), debris=12)
+    dusty = render_throw(spec, np.random.default_rng(5))
+    clean = render_throw(replace(spec, debris=0), np.random.default_rng(5))
+    boxes = [d.box for d in dusty.dice]
+    xs: list[np.ndarray] = []
+    ys: list[int] = []
+    crops_set.speck_negatives(dusty.image, dusty.empty_tray, clean.empty_tray, boxes,
+                              np.random.default_rng(0), xs, ys)  # fmt: skip
+    assert 6 <= len(xs) <= 12 and set(ys) == {crops_set.NOT_A_DIE}
+    # each crop shows its speck in the middle: light on the black felt (the crops'
+    # light and colour jittered as the training set's are)
+    for crop in xs:
+        grey = crop.max(axis=2).astype(int)
+        assert grey[18:30, 18:30].max() > np.median(grey) + 60
+    crops_set.speck_negatives(clean.image, clean.empty_tray, clean.empty_tray, boxes,
+                              np.random.default_rng(0), xs, ys)  # fmt: skip
+    assert 6 <= len(xs) <= 12  # a tray without debris gives none

@@ -18,9 +18,7 @@ then learn the new class's row on it joined to the other sets (``new_head``).
 
 from __future__ import annotations
 
-import argparse
 from dataclasses import replace
-from pathlib import Path
 
 import numpy as np
 
@@ -68,17 +66,7 @@ def build(rng: np.random.Generator, throws: int) -> tuple[np.ndarray, np.ndarray
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__)
-    parser.add_argument("out", type=Path)
-    parser.add_argument("--throws", type=int, default=800)
-    parser.add_argument("--seed", type=int, default=1)
-    parser.add_argument("--size", type=int, default=48, help="crop side in pixels")
-    args = parser.parse_args()
-    crops_set.SIZE[0] = args.size
-    x, y = build(np.random.default_rng(args.seed), args.throws)
-    # no photos among them: training weighs these as renders
-    np.savez_compressed(args.out, x=x, y=y, photo=np.zeros(len(y), bool))
-    print(f"{len(y)} crops; per class {np.bincount(y, minlength=BIG_ONE + 1).tolist()}")
+    crops_set.renders_main(__doc__ or "", build, 800, BIG_ONE + 1)
 
 
 if __name__ == "__main__":

@@ -189,6 +189,22 @@ def parallel(  # type: ignore[no-untyped-def]
     return tuple(np.concatenate([p[k] for p in parts]) for k in range(len(parts[0])))
 
 
+def renders_main(description: str, builder, throws: int, classes: int) -> None:  # type: ignore[no-untyped-def]
+    """The command line of a set of renders alone (``numbered``, ``big_ones``): ``OUT.npz
+    [--throws N] [--seed S] [--size PX]``; ``builder(rng, throws)`` gives (crops, classes)."""
+    parser = argparse.ArgumentParser(description=description)
+    parser.add_argument("out", type=Path)
+    parser.add_argument("--throws", type=int, default=throws)
+    parser.add_argument("--seed", type=int, default=1)
+    parser.add_argument("--size", type=int, default=48, help="crop side in pixels")
+    args = parser.parse_args()
+    SIZE[0] = args.size
+    x, y = builder(np.random.default_rng(args.seed), args.throws)
+    # no photos among them: training weighs these as renders
+    np.savez_compressed(args.out, x=x, y=y, photo=np.zeros(len(y), bool))
+    print(f"{len(y)} crops; per class {np.bincount(y, minlength=classes).tolist()}")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("out", type=Path)

@@ -13,9 +13,6 @@ then train on it joined to the crops set (``train_classifier CROPS.npz OUT.npz â
 
 from __future__ import annotations
 
-import argparse
-from pathlib import Path
-
 import numpy as np
 
 from vision.render import MARBLED, PALETTE, ThrowSpec, render_throw
@@ -51,17 +48,7 @@ def build(rng: np.random.Generator, throws: int) -> tuple[np.ndarray, np.ndarray
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__)
-    parser.add_argument("out", type=Path)
-    parser.add_argument("--throws", type=int, default=1500)
-    parser.add_argument("--seed", type=int, default=1)
-    parser.add_argument("--size", type=int, default=48, help="crop side in pixels")
-    args = parser.parse_args()
-    crops_set.SIZE[0] = args.size
-    x, y = build(np.random.default_rng(args.seed), args.throws)
-    # no photos among them: training weighs these as renders
-    np.savez_compressed(args.out, x=x, y=y, photo=np.zeros(len(y), bool))
-    print(f"{len(y)} crops of numbered dice (class {NUMBERED})")
+    crops_set.renders_main(__doc__ or "", build, 1500, NUMBERED + 1)
 
 
 if __name__ == "__main__":
