@@ -55,6 +55,9 @@ def add_subcommand(subparsers: Any) -> None:
     sy.add_argument("--seed", type=int, default=1)
     sy.add_argument("--look", type=int, metavar="N",
                     help="every die in look N of vision.render.PALETTE (default: any)")  # fmt: skip
+    sy.add_argument("--big-ones", action="store_true",
+                    help="d6s whose 1 is one large pip, Chinese dice among them (red 1 and 4): "
+                         "the looks of vision.render.BIG_ONES")  # fmt: skip
     sy.add_argument("--per-image", type=int, metavar="N",
                     help="exactly N dice per image (default: 1 to 8)")  # fmt: skip
     sy.add_argument("--perspective", type=float, metavar="P",
@@ -213,7 +216,7 @@ def run_read(args: argparse.Namespace) -> int:
 def run_synth(args: argparse.Namespace) -> int:
     import numpy as np
 
-    from vision.render import PALETTE, write_dataset
+    from vision.render import BIG_ONES, PALETTE, write_dataset
 
     if not 1 <= args.count <= 100_000:
         return _fail("--count must be between 1 and 100000")
@@ -222,6 +225,10 @@ def run_synth(args: argparse.Namespace) -> int:
         if not 0 <= args.look < len(PALETTE):
             return _fail(f"--look must be 0 to {len(PALETTE) - 1}")
         spec["looks"] = (PALETTE[args.look],)
+    if args.big_ones:
+        if args.look is not None:
+            return _fail("--big-ones and --look each choose the looks: give one of them")
+        spec["looks"] = BIG_ONES
     if args.per_image is not None:
         if not 1 <= args.per_image <= 8:
             return _fail("--per-image must be 1 to 8")

@@ -3,12 +3,15 @@ as a 4 nor left to confirm (the face network's class 13, added to the 1's share)
 
 from __future__ import annotations
 
+import json
 from collections import Counter
 from dataclasses import replace
+from pathlib import Path
 
 import numpy as np
 import pytest
 
+from dicebridge.cli import main
 from vision.crops import crop_die
 from vision.faces import CLASSES, FaceClassifier
 from vision.reader import DiceReader
@@ -92,3 +95,16 @@ def test_specks_on_the_tray_are_crops_of_no_die() -> None:
     crops_set.speck_negatives(clean.image, clean.empty_tray, clean.empty_tray, boxes,
                               np.random.default_rng(0), xs, ys)  # fmt: skip
     assert 6 <= len(xs) <= 12  # a tray without debris gives none
+
+
+def test_a_synthetic_set_of_such_dice_is_written_and_read(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    out = tmp_path / "chinese"
+    args = ["vision", "synth", str(out), "--count", "4", "--dice", "d6", "--per-image", "3"]
+    assert main([*args, "--big-ones", "--seed", "2"]) == 0
+    assert main(["vision", "eval", str(out), "--json", "--no-baseline"]) == 0
+    scores = json.loads(capsys.readouterr().out.strip().splitlines()[-1])
+    assert scores["dice"] == 12 and scores["correct"] >= 11
+    assert main([*args, "--big-ones", "--look", "0"]) == 2
+    assert "--big-ones" in capsys.readouterr().err
