@@ -34,8 +34,8 @@ LIGHT_MOVED = 0.125  # light_change beyond this (parts of the tray 1.13 × as br
 # dark): the reference is stale (its own light: 0.075 at most; relit: 0.15-0.35)
 MARKED = 0.12  # a find the empty-tray picture's middle test dropped is a die thrown since
 # only where some of its box changed at least this much (most_changed: its numeral, its
-# shading);
-# debris that lay there when the picture was taken changes nothing (docs/vision.md, "Debris")
+# shading); debris that lay there when the picture was taken changes nothing
+# (docs/vision.md, "Debris")
 BLOB = 0.25  # without the network: a blob that differs from the empty tray this much,
 BLOB_WINDOW = 0.25  # the light's change taken out over this share of the frame
 

@@ -22,9 +22,15 @@ from dataclasses import replace
 
 import numpy as np
 
-from vision.render import BIG_ONES, ThrowSpec, render_throw
+from vision.render import BIG_ONES, render_throw
 from vision.training import crops_set
-from vision.training.crops_set import augmented, class_of, negatives, speck_negatives
+from vision.training.crops_set import (
+    augmented,
+    class_of,
+    negatives,
+    speck_negatives,
+    training_throw,
+)
 from vision.training.numbered import NUMBERED
 
 BIG_ONE = NUMBERED + 1  # 13: the class after "numbered"
@@ -39,17 +45,8 @@ def build(rng: np.random.Generator, throws: int) -> tuple[np.ndarray, np.ndarray
     for _ in range(throws):
         looks = tuple(replace(look, one_pip=float(rng.uniform(*RADII))) for look in BIG_ONES)
         kinds = ("d6", "d6", "d6", "dF")  # a Fudge die in four: its blank is no 1
-        spec = ThrowSpec(
-            dice=tuple(str(rng.choice(kinds)) for _ in range(rng.integers(1, 7))),
-            debris=int(rng.integers(0, 13)),
-            die_px=(22, 64),
-            perspective=float(rng.uniform(0, 0.3)),
-            blur=float(rng.uniform(0.3, 1.2)),
-            touching=0.3,
-            cocked=0.1,
-            impossible=0.05,
-            looks=looks,
-        )
+        dice = tuple(str(rng.choice(kinds)) for _ in range(rng.integers(1, 7)))
+        spec = training_throw(rng, dice, looks, debris=int(rng.integers(0, 13)), impossible=0.05)
         seed = int(rng.integers(2**62))  # the same throw twice: with its debris and without
         throw = render_throw(spec, np.random.default_rng(seed))
         clean = render_throw(replace(spec, debris=0), np.random.default_rng(seed)).empty_tray

@@ -125,6 +125,22 @@ def _overlap(a, b) -> float:
     return ix * iy / max(small, 1e-9)
 
 
+def training_throw(rng: np.random.Generator, dice, looks, **more) -> ThrowSpec:  # type: ignore[no-untyped-def]
+    """A throw of ``dice`` in ``looks`` as every training set renders it: dice 22-64 px,
+    the camera tilted up to 0.3, blurred 0.3-1.2 px, 30% touching, 10% cocked; ``more``
+    gives the rest of ThrowSpec (drawn by the caller before the tilt and the blur)."""
+    return ThrowSpec(
+        dice=dice,
+        die_px=(22, 64),
+        perspective=float(rng.uniform(0, 0.3)),
+        blur=float(rng.uniform(0.3, 1.2)),
+        touching=0.3,
+        cocked=0.1,
+        looks=looks,
+        **more,
+    )
+
+
 def build(
     rng: np.random.Generator, synthetic_throws: int = 600, photos_too: bool = True
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -149,17 +165,7 @@ def build(
     for i in range(synthetic_throws):
         kinds = ("d6", "dF") if i % 3 else ("d6",)
         dice = tuple(rng.choice(kinds) for _ in range(rng.integers(1, 9)))
-        spec = ThrowSpec(
-            dice=dice,
-            die_px=(22, 64),
-            perspective=float(rng.uniform(0, 0.3)),
-            blur=float(rng.uniform(0.3, 1.2)),
-            touching=0.3,
-            cocked=0.1,
-            impossible=0.12,
-            looks=looks,
-        )
-        throw = render_throw(spec, rng)
+        throw = render_throw(training_throw(rng, dice, looks, impossible=0.12), rng)
         boxes = [d.box for d in throw.dice]
         for d in throw.dice:
             if d.partly_outside:

@@ -15,9 +15,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from vision.render import MARBLED, PALETTE, ThrowSpec, render_throw
+from vision.render import MARBLED, PALETTE, render_throw
 from vision.training import crops_set
-from vision.training.crops_set import CLASSES, augmented
+from vision.training.crops_set import CLASSES, augmented, training_throw
 
 NUMBERED = len(CLASSES)  # 12: the class after the crops set's
 KINDS = ("d5", "d10", "d20")
@@ -31,16 +31,7 @@ def build(rng: np.random.Generator, throws: int) -> tuple[np.ndarray, np.ndarray
     for _ in range(throws):
         numbered = [str(rng.choice(KINDS)) for _ in range(rng.integers(1, 4))]
         pips = [str(rng.choice(("d6", "dF"))) for _ in range(rng.integers(0, 4))]
-        spec = ThrowSpec(
-            dice=tuple(numbered + pips),
-            die_px=(22, 64),
-            perspective=float(rng.uniform(0, 0.3)),
-            blur=float(rng.uniform(0.3, 1.2)),
-            touching=0.3,
-            cocked=0.1,
-            looks=looks,
-        )
-        throw = render_throw(spec, rng)
+        throw = render_throw(training_throw(rng, tuple(numbered + pips), looks), rng)
         for die in throw.dice:
             if die.die in KINDS and not die.partly_outside:
                 augmented(throw.image, die.box, NUMBERED, 3, rng, xs, ys)
