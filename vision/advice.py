@@ -21,6 +21,9 @@ OUTLINE_UNSEEN = "no outline"  # a pip die whose outline does not stand out from
 # (vision.debris): a die of the tray's colour, or a speck on the tray: asked to confirm
 SPECK_SIZED = "speck-sized"  # a one-pip d6 or blank Fudge die far smaller than the frame's
 # other dice (vision.debris.LONE_MARK): perhaps a speck on the tray: asked to confirm
+JOINED_PIPS = "one die or two"  # a 1 and a die close beside it read again as one die (a dark
+# 2 on dark felt, vision.split_pips): asked, for two dice touching may look so too
+ON_ANOTHER = "a pip of another die"  # a 1 that may be a pip of the die read beside it
 OTHER_SHAPE = "not the set's shape"  # a numbered die whose outline no taught face has: of
 # another type (a d5 among d20s of its colour: their numerals read alike), asked to confirm
 
@@ -36,6 +39,8 @@ _WHY_CONFIRM = {  # why a die is asked to be confirmed, where its problem says (
     "or a speck on the tray?",
     SPECK_SIZED: "it is half the size of the other dice or less: a speck on the tray?",
     NUMERAL_BLURRED: "it is blurred, and a blurred numeral may be another; focus the camera",
+    JOINED_PIPS: "it was first taken for two dice; if there are two, re-throw them",
+    ON_ANOTHER: "it may be a pip of the die beside it, read already",
 }
 
 
@@ -88,7 +93,8 @@ def confirming(value: int | None, confidence: float, cut: bool, problem: str) ->
     return (
         value is not None and confidence >= LIKELY and not cut
         and problem in (
-            "", TRAY_COLOURED, LEANING, NUMERAL_BLURRED, OTHER_SHAPE, OUTLINE_UNSEEN, SPECK_SIZED
+            "", TRAY_COLOURED, LEANING, NUMERAL_BLURRED, OTHER_SHAPE, OUTLINE_UNSEEN,
+            SPECK_SIZED, JOINED_PIPS, ON_ANOTHER,
         )
     )  # fmt: skip
 

@@ -24,11 +24,13 @@ from mechanics.reading import Reading
 from vision.advice import (
     BLUR,
     FOREIGN,
+    JOINED_PIPS,
     LEANING,
     LIKELY,
     NUMBERED_DIE,
     NUMBERED_UNTAUGHT,
     NUMERAL_BLURRED,
+    ON_ANOTHER,
     OTHER_SHAPE,
     OUTLINE_UNSEEN,
     SPECK_SIZED,
@@ -54,6 +56,7 @@ from vision.finder import (
 )
 from vision.numbered_finds import camera_slant, one_per_body, telling_lean, within
 from vision.pixels import as_bgr8
+from vision.split_pips import pip_pairs
 from vision.teach import SIDE, DieSet, FaceMatch, may_be_cocked
 from vision.teach_sets import DieSets, joined
 
@@ -288,10 +291,36 @@ class DiceReader:
             if reading.problem in (NUMBERED_DIE, NUMBERED_UNTAUGHT):
                 reading = replace(reading, die=NUMBERED_KIND)  # the advice named the d6 it is not
             dice.append(reading)
+        dice = self._joined(image, dice)
         small = speck_sized(dice, PIP_KINDS)  # see vision/debris.py
         dice = [_asked(d, SPECK_SIZED) if lone else d for d, lone in zip(dice, small, strict=True)]
         problem = "" if dice else "no dice seen"
         return ThrowReading(tuple(dice), (time.perf_counter() - start) * 1000, problem)
+
+    def _joined(self, image: np.ndarray, dice: list[DieReading]) -> list[DieReading]:
+        """``dice`` with each sure 1 that may be a pip of a die beside it (a dark 2 on dark
+        felt, its pips found apart: vision/split_pips.py) asked to be confirmed, where the
+        face network reads the two as one die surely: the 1 alone where the other reads that
+        die already, else the two as that one die."""
+        done: set[int] = set()
+        gone: set[int] = set()
+        for i, j, box in pip_pairs(image, dice):
+            if i in done or j in done:
+                continue
+            crop = crop_die(image, box, self.faces.size)
+            guess = self.faces.read([crop], "d6")[0]
+            if not _plain_sure(guess, self.sure) or guess.value == 1:
+                continue
+            # asked, not taken: two dice touching with no seam between them look so too
+            if not dice[j].uncertain and dice[j].value == guess.value:
+                dice[i] = _asked(dice[i], ON_ANOTHER)
+                done.add(i)
+            else:
+                one = self._die_reading(image, box, "d6", guess.value, guess.confidence, crop)
+                dice[i] = one if one.uncertain else _asked(one, JOINED_PIPS)
+                done |= {i, j}
+                gone.add(j)
+        return [d for k, d in enumerate(dice) if k not in gone]
 
     def _die_reading(
         self,

@@ -148,7 +148,10 @@ function unsure(event) {
   const name = typed ? event.die : "numbered die";
   // pips with no die around them, or a die far smaller than the rest: perhaps a speck
   const speck = event.problem === "no outline" || event.problem === "speck-sized";
-  const dismiss = !typed ? "Dismiss (taken out)" : speck ? "Dismiss (a speck, or re-thrown)" : "Dismiss (re-thrown)";
+  // a 1 the camera read beside a die it read already: perhaps one of that die's pips
+  const pip = event.problem === "a pip of another die";
+  const dismiss = !typed ? "Dismiss (taken out)" : speck ? "Dismiss (a speck, or re-thrown)"
+    : pip ? "Dismiss (a pip of the die beside it)" : "Dismiss (re-thrown)";
   item.append(
     event.crop ? el("img", { src: `/api/crops/${event.crop}`, alt: `the unsure ${name} as the camera saw it`, width: 64, height: 64 }) : "",
     el("span", {}, event.advice || `the ${name} is unclear`), " ",

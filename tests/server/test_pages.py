@@ -731,6 +731,35 @@ def test_a_speck_read_as_a_die_can_be_dismissed_as_one(browser: object, tmp_path
         expect(page.locator("#unsure li")).to_have_count(others + len(specks) - 1)
 
 
+def test_a_dark_two_found_as_two_dice_is_asked_as_one_and_its_stray_pips_dismissed(
+    browser: object, tmp_path: Path
+) -> None:
+    """Black 2s on black felt, pips found apart (vision/split_pips.py): the page asks for
+    the joined die with its guess one press away, and dismisses a stray pip as one."""
+    import numpy as np
+    from playwright.sync_api import Browser, expect
+
+    from vision.render import PALETTE, ThrowSpec, render_throw
+
+    assert isinstance(browser, Browser)
+    spec = ThrowSpec(
+        dice=("d6",) * 4, values=(2,) * 4, looks=(PALETTE[1],), tray=(25, 25, 28), camera=4
+    )
+    throw = render_throw(spec, np.random.default_rng([32, 4]))
+    with _table_page_with_camera(browser, tmp_path) as (page, camera):
+        result = camera.read_throw(throw.image)  # no check waits: read as any pip die
+        # measured: three 2s read surely, one asked as a 2 joined from two 1s, and two 1s
+        # asked as pips of the 2s beside them
+        assert sorted(d.value for d in result.certain) == [2, 2, 2], result.dice
+        joined = page.locator("#unsure li", has_text="it was first taken for two dice")
+        expect(joined).to_have_count(1)
+        expect(joined.get_by_role("button", name="It shows 2")).to_be_visible()
+        pips = page.locator("#unsure li", has_text="it may be a pip of the die beside it")
+        expect(pips).to_have_count(2)
+        pips.first.get_by_role("button", name="Dismiss (a pip of the die beside it)").click()
+        expect(pips).to_have_count(1)
+
+
 def test_a_die_to_confirm_offers_its_guess_and_the_next_likeliest_face(
     browser: object, tmp_path: Path
 ) -> None:
