@@ -56,6 +56,7 @@ from vision.finder import (
 )
 from vision.numbered_finds import camera_slant, one_per_body, telling_lean, within
 from vision.pixels import as_bgr8
+from vision.plain_faces import unfound_blobs
 from vision.split_pips import pip_pairs
 from vision.teach import SIDE, DieSet, FaceMatch, may_be_cocked
 from vision.teach_sets import DieSets, joined
@@ -248,12 +249,21 @@ class DiceReader:
                 image, found, dieset, start, unchanged, stills, blobs, leans, others
             )  # fmt: skip
         numbered_also = [d for d in also if d in self.diesets]
+        # a blank Fudge face on a felt near its colour has no marks for the finder: the
+        # blobs standing apart from the tray outside every find, kept where read surely
+        offered = (
+            [Found(b, 0.0) for b in unfound_blobs(image, [f.box for f in found])]
+            if die == "dF" else []
+        )  # fmt: skip
+        found = found + offered
         crops = [crop_die(image, f.box, self.faces.size) for f in found]
         # the other pip die too, where a check waits for it (a d6 pool and a Fudge check)
         either = die in PIP_KINDS and any(k in PIP_KINDS and k != die for k in also)
         guesses = self.faces.read(crops, "any" if either else die)
         dice = []
         for f, crop, guess in zip(found, crops, guesses, strict=True):
+            if f in offered and not _plain_sure(guess, self.sure):
+                continue  # a shadow, a speck or a fold of the felt, not a die
             if (
                 not f.new_at_edge and not _plain_sure(guess, self.sure)
                 and not _box_cut(f.box, *image.shape[1::-1])

@@ -84,6 +84,8 @@ def run(args: argparse.Namespace) -> int:
     cases: list[tuple[str, tuple[int, int], Any, int | None]] = [
         (die, size, reader, None) for die in ("d6", "d20") for size in SIZES
     ]
+    cases.insert(len(SIZES), ("dF", (640, 640), reader, None))  # Fudge dice: the blank faces'
+    # blob search (vision/plain_faces.py) comes on top of the d6's work
     cases.append(("d20", (640, 640), one_photo, 0))
     rows: list[dict[str, Any]] = []
     for die, size, read_with, design in cases:

@@ -17,7 +17,7 @@ def test_the_vision_benchmark_times_every_frame_size_and_die(
     out = json.loads(capsys.readouterr().out)
     cases = [(c["die"], c["frame"], c.get("taught")) for c in out["cases"]]
     sizes = ("640x640", "1280x960", "2400x2400")
-    assert cases == [("d6", f, None) for f in sizes] + [
+    assert cases == [("d6", f, None) for f in sizes] + [("dF", "640x640", None)] + [
         ("d20", f, "two photos a face") for f in sizes
     ] + [("d20", "640x640", "one photo a face")]  # as an owner teaches a real set
     assert all(c["p50_ms"] > 0 and c["p90_ms"] >= c["p50_ms"] for c in out["cases"])

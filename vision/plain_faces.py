@@ -1,0 +1,71 @@
+"""Dice with no marks to find them by: a blank Fudge face on a felt near the die's colour.
+
+The finder network finds dice mostly by their marks: a black Fudge die showing its blank
+face on a dark green felt (rendered: 13 of 120 such dice in 30 throws) is not found at
+all, though its colour stands well apart from the felt.  Here the tray is estimated from
+the frame itself, as the median over a window far wider than a die (a few dice do not
+move a median), and the die-sized blobs that stand apart from it, outside every find, are
+offered to the face network.  The reader keeps only those it reads surely: shadows,
+debris and the felt's folds make blobs too, which it does not (docs/vision.md, "Blank
+Fudge faces the finder misses").
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import cv2
+import numpy as np
+
+SHRINK = 4  # the frame is looked at this many times smaller (a die is still 8 px or more)
+TRAY_WINDOW = 0.3  # the median's window, a share of the frame's shorter side: over twice a
+# die's side (dice are 3-12% of the frame's width), so that a die is no more than a fifth of it
+STANDS_OUT = 12.0  # a blob's pixels differ from the tray's median colour by this much at least
+# (a distance in BGR, 0-441), and by 4 times the frame's median difference (its noise)
+NOISE_TIMES = 4.0
+SIDES = (0.025, 0.15)  # a blob's sides lie between these shares of the frame (dice are 3-12%)
+LONG = 2.0  # no longer than this many times its width (a strand of lint is)
+FILLED = 0.5  # and fills this share of its box at least (a ring or an L is no die)
+_SUM = np.ones((1, 3), np.float32)  # a colour's channels, summed (cv2.transform)
+_SLACK = 4  # pixels: a blob whose middle lies this close to a find's box is that find
+
+
+Box = tuple[float, float, float, float]
+
+
+def unfound_blobs(image: np.ndarray, finds: Sequence[Box]) -> list[Box]:
+    """Boxes (x0, y0, x1, y1, frame pixels) of die-sized blobs in the BGR frame ``image``
+    that stand apart from the tray around them and lie outside every box of ``finds``."""
+    h, w = image.shape[:2]
+    if min(h, w) < 16 * SHRINK:
+        return []
+    small = cv2.resize(image, (w // SHRINK, h // SHRINK), interpolation=cv2.INTER_AREA)
+    # the tray, smooth, from a frame half as large again (a quarter of the median's time)
+    half = cv2.resize(
+        small, (small.shape[1] // 2, small.shape[0] // 2), interpolation=cv2.INTER_AREA
+    )
+    tray = cv2.medianBlur(half, int(TRAY_WINDOW * min(half.shape[:2])) | 1)
+    tray = cv2.resize(tray, (small.shape[1], small.shape[0]), interpolation=cv2.INTER_LINEAR)
+    step = cv2.absdiff(small, tray).astype(np.float32)
+    apart = cv2.sqrt(cv2.transform(step * step, _SUM))  # the colour distance, per pixel
+    flat = apart.reshape(-1)
+    noise = float(np.partition(flat, flat.size // 2)[flat.size // 2])  # the median
+    standing = np.where(apart > max(NOISE_TIMES * noise, STANDS_OUT), 255, 0).astype(np.uint8)
+    opened = cv2.morphologyEx(standing, cv2.MORPH_OPEN, np.ones((2, 2), np.uint8))  # noise
+    mask = np.asarray(cv2.morphologyEx(opened, cv2.MORPH_CLOSE, np.ones((3, 3), np.uint8)))
+    n, _, stats, _ = cv2.connectedComponentsWithStats(mask)
+    least, most = max(12.0, SIDES[0] * min(h, w)), SIDES[1] * max(h, w)
+    blobs = []
+    for x, y, bw, bh, area in stats[1:n]:
+        short, long = sorted((bw * SHRINK, bh * SHRINK))
+        if short < least or long > most or long > LONG * short or area < FILLED * bw * bh:
+            continue
+        box = (float(x * SHRINK), float(y * SHRINK), float((x + bw) * SHRINK),
+               float((y + bh) * SHRINK))  # fmt: skip
+        cx, cy = (box[0] + box[2]) / 2, (box[1] + box[3]) / 2
+        if not any(
+            f[0] - _SLACK <= cx <= f[2] + _SLACK and f[1] - _SLACK <= cy <= f[3] + _SLACK
+            for f in finds
+        ):
+            blobs.append(box)
+    return blobs
