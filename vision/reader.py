@@ -249,11 +249,12 @@ class DiceReader:
                 image, found, dieset, start, unchanged, stills, blobs, leans, others
             )  # fmt: skip
         numbered_also = [d for d in also if d in self.diesets]
-        # a blank Fudge face on a felt near its colour has no marks for the finder: the
-        # blobs standing apart from the tray outside every find, kept where read surely
+        # a blank Fudge face on a felt near its colour has no marks for the finder: where
+        # Fudge dice may lie, the blobs standing apart from the tray outside every find,
+        # kept where read surely
         offered = (
             [Found(b, 0.0) for b in unfound_blobs(image, [f.box for f in found])]
-            if die == "dF" else []
+            if die in ("dF", "any") or "dF" in also else []
         )  # fmt: skip
         found = found + offered
         crops = [crop_die(image, f.box, self.faces.size) for f in found]
