@@ -32,15 +32,8 @@ from vision.camera_check import edge_blur, focus_advice, slant_advice
 from vision.finder import LIGHT_MOVED, light_change
 from vision.frames import CameraError, Frame, FrameSource
 from vision.pixels import FrameError, as_bgr8
-from vision.reader import (
-    LOOKS_AGAIN,
-    NUMBERED_KIND,
-    PIP_KINDS,
-    DiceReader,
-    DieReading,
-    ThrowReading,
-    encode_crop,
-)
+from vision.reader import LOOKS_AGAIN, NUMBERED_KIND, PIP_KINDS, DiceReader
+from vision.readings import DieReading, ThrowReading, encode_crop
 from vision.settle import SettleDetector, unmoved_dice
 
 PIP_DICE = PIP_KINDS  # the dice the face network reads; numbered dice need a taught set

@@ -13,7 +13,7 @@ import time
 import cv2
 import numpy as np
 
-from vision.reader import DieReading, ThrowReading
+from vision.readings import DieReading, ThrowReading
 
 
 class BlobCounter:

@@ -69,7 +69,7 @@ def _quantile(values: np.ndarray, q: float) -> float:
 
 
 class _Read(Protocol):
-    """What :func:`speck_sized` needs of a reading (vision.reader.DieReading)."""
+    """What :func:`speck_sized` needs of a reading (vision.readings.DieReading)."""
 
     @property
     def die(self) -> str: ...

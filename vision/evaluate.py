@@ -22,7 +22,7 @@ import numpy as np
 
 from vision.datasets import LabelledImage
 from vision.pixels import FrameError, read_image
-from vision.reader import ThrowReading
+from vision.readings import ThrowReading
 
 ReadFn = Callable[[np.ndarray, LabelledImage], ThrowReading]
 

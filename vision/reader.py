@@ -14,13 +14,12 @@ import functools
 import math
 import time
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass, field, replace
+from dataclasses import replace
 from pathlib import Path
 
 import cv2
 import numpy as np
 
-from mechanics.reading import Reading
 from vision.advice import (
     BLUR,
     FOREIGN,
@@ -57,6 +56,7 @@ from vision.finder import (
 from vision.numbered_finds import camera_slant, one_per_body, telling_lean, within
 from vision.pixels import as_bgr8
 from vision.plain_faces import unfound_blobs
+from vision.readings import DieReading, ThrowReading, box_cut, by_edge, int_box, near
 from vision.split_pips import pip_pairs
 from vision.teach import SIDE, DieSet, FaceMatch, may_be_cocked
 from vision.teach_sets import DieSets, joined
@@ -83,57 +83,6 @@ UNCHANGED_SCORE = 0.6  # a numbered die the picture dropped is read where the fi
 # 0.6; off dice 0.35-0.38)
 ON_ONE_DIE = 0.3  # a find the empty-tray picture dropped, this share of whose box (or of
 # the other's, the smaller) lies in a find kept, is on the same die
-EDGE = 2.0  # a box this close to the frame's edge is cut by it ...
-CUT_CORE = 0.9  # ... once shrunk to this share of its side around its centre: the finder's
-# box is up to a third larger than the die, and a die lying whole by the tray's wall is
-# no cut die (rendered dice: 5 of 52 near the edge called cut, was 11; 253 of 253 cut found)
-# (pip dice; a numbered die's own outline decides, DieSet.read)
-
-
-@dataclass(frozen=True)
-class DieReading:
-    die: str
-    value: int | None  # the best guess (None when there is none)
-    confidence: float
-    box: tuple[int, int, int, int]
-    crop: np.ndarray = field(repr=False, compare=False)
-    uncertain: bool = False
-    advice: str = ""
-    colour: str = ""
-    problem: str = ""  # "cocked", "impossible pips", "cut by the edge", "not of the set",
-    # "blurred", "the tray's colour", "may be cocked", "numeral blurred", "numbered die",
-    # "numbered die, no set", "no outline", "speck-sized": why it is uncertain
-    runner_up: int | None = None  # with "confirm: V or R?": the next likeliest face, R
-    lean: tuple[float, float] | None = None  # a numbered die read at least LIKELY, whole: how
-    # far its numeral lies from where a flat die has it (die sizes; see camera_slant)
-
-    def to_reading(self, source: str = "camera") -> Reading | None:
-        """The mechanics' reading, or None for an uncertain die (a person must decide)."""
-        if self.uncertain or self.value is None:
-            return None
-        return Reading(self.die, self.value, round(self.confidence, 4), source)
-
-    def to_dict(self) -> dict[str, object]:
-        return {
-            "die": self.die, "value": self.value, "confidence": round(self.confidence, 4),
-            "box": list(self.box), "uncertain": self.uncertain, "advice": self.advice,
-            "colour": self.colour, "problem": self.problem, "runner_up": self.runner_up,
-        }  # fmt: skip
-
-
-@dataclass(frozen=True)
-class ThrowReading:
-    dice: tuple[DieReading, ...]
-    ms: float
-    problem: str = ""  # "no dice seen" and the like: the whole frame needs attention
-
-    @property
-    def certain(self) -> tuple[DieReading, ...]:
-        return tuple(d for d in self.dice if not d.uncertain)
-
-    @property
-    def uncertain(self) -> tuple[DieReading, ...]:
-        return tuple(d for d in self.dice if d.uncertain)
 
 
 class DiceReader:
@@ -206,13 +155,13 @@ class DiceReader:
         h, w = image.shape[:2]
         edge = [
             f for f in changed
-            if _by_edge(f.box, w, h) and not any(_near(f.box, g.box) for g in found)
+            if by_edge(f.box, w, h) and not any(near(f.box, g.box) for g in found)
         ]  # fmt: skip
-        if not edge and not any(_box_cut(f.box, w, h) for f in found):
+        if not edge and not any(box_cut(f.box, w, h) for f in found):
             return found, unchanged, False
         if stale():
             return found, unchanged, False
-        marked = [Found(f.box, f.score, _box_cut(f.box, w, h)) for f in found]
+        marked = [Found(f.box, f.score, box_cut(f.box, w, h)) for f in found]
         return marked + [Found(f.box, f.score, True) for f in edge], unchanged, False
 
     def read(
@@ -267,7 +216,7 @@ class DiceReader:
                 continue  # a shadow, a speck or a fold of the felt, not a die
             if (
                 not f.new_at_edge and not _plain_sure(guess, self.sure)
-                and not _box_cut(f.box, *image.shape[1::-1])
+                and not box_cut(f.box, *image.shape[1::-1])
                 and outline_contrast(image, f.box) < OUTLINE_SEEN
             ):  # fmt: skip
                 continue  # no die's outline around it, and no face read for sure: debris
@@ -348,9 +297,9 @@ class DiceReader:
         """One found die as a reading: sure, or uncertain with what to do about it.  ``cut``:
         whether the die runs out of the frame, when its outline is known (else the box says)."""
         h, w = image.shape[:2]
-        box = _int_box(found_box, w, h)
+        box = int_box(found_box, w, h)
         if cut is None:
-            cut = _box_cut(found_box, w, h)
+            cut = box_cut(found_box, w, h)
         problem = "cut by the edge" if cut else problem
         if (
             not problem and value is not None and confidence >= self.sure
@@ -615,40 +564,3 @@ def _asked(reading: DieReading, problem: str) -> DieReading:
 def _plain_sure(guess: FaceGuess, sure: float) -> bool:
     """Whether the face network reads a die surely, with no problem."""
     return bool(guess.die) and not guess.problem and guess.confidence >= sure
-
-
-def _int_box(box: tuple[float, float, float, float], w: int, h: int) -> tuple[int, int, int, int]:
-    x0, y0, x1, y1 = box
-    return (
-        int(np.clip(np.floor(x0), 0, w - 1)),
-        int(np.clip(np.floor(y0), 0, h - 1)),
-        int(np.clip(np.ceil(x1), 1, w)),
-        int(np.clip(np.ceil(y1), 1, h)),
-    )
-
-
-def encode_crop(crop: np.ndarray) -> bytes:
-    """PNG bytes of a die's crop, for the ledger."""
-    ok, data = cv2.imencode(".png", crop)
-    if not ok:
-        raise ValueError("could not encode the crop")
-    return bytes(data)
-
-
-def _box_cut(box: tuple[float, float, float, float], w: int, h: int) -> bool:
-    """Whether a finder's box runs out of the frame (its core: the boxes spill a little)."""
-    x0, y0, x1, y1 = box
-    cx, cy = (x0 + x1) / 2, (y0 + y1) / 2
-    rx, ry = (x1 - x0) / 2 * CUT_CORE, (y1 - y0) / 2 * CUT_CORE
-    return cx - rx < EDGE or cy - ry < EDGE or cx + rx > w - EDGE or cy + ry > h - EDGE
-
-
-def _by_edge(box: tuple[float, float, float, float], w: int, h: int) -> bool:
-    """Whether a change blob's box (on a 4-pixel grid) runs up to the frame's edge."""
-    return box[0] <= 4 or box[1] <= 4 or box[2] >= w - 4 or box[3] >= h - 4
-
-
-def _near(a: tuple[float, float, float, float], b: tuple[float, float, float, float]) -> bool:
-    """Whether two boxes overlap, or lie within a few pixels of each other."""
-    gap = 4
-    return a[0] < b[2] + gap and b[0] < a[2] + gap and a[1] < b[3] + gap and b[1] < a[3] + gap

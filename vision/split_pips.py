@@ -37,7 +37,7 @@ _AROUND = 0.6  # ... against the steepest part within this share (the pips' own 
 
 
 class _Read(Protocol):
-    """What :func:`pip_pairs` needs of a reading (vision.reader.DieReading)."""
+    """What :func:`pip_pairs` needs of a reading (vision.readings.DieReading)."""
 
     @property
     def die(self) -> str: ...

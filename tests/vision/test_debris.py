@@ -17,7 +17,8 @@ from tests.vision import needs_photos, photos_of
 from vision.advice import OUTLINE_UNSEEN, SPECK_SIZED, advice_for
 from vision.debris import OUTLINE_SEEN, outline_contrast, speck_sized
 from vision.finder import DieFinder
-from vision.reader import PIP_KINDS, DiceReader, ThrowReading
+from vision.reader import PIP_KINDS, DiceReader
+from vision.readings import ThrowReading
 from vision.render import PALETTE, RenderedThrow, ThrowSpec, render_throw
 from vision.teach_synthetic import taught_from_renders
 

@@ -17,7 +17,8 @@ from vision.faces import MODELS, FaceClassifier, ModelError
 from vision.finder import DieFinder
 from vision.frames import CameraError, ImageFolder, OpenCVCapture, Picamera2Source, Replay
 from vision.pixels import FrameError
-from vision.reader import DiceReader, _percentiles, encode_crop
+from vision.reader import DiceReader, _percentiles
+from vision.readings import encode_crop
 from vision.render import MARBLED, PALETTE, ThrowSpec, render_settling, render_throw
 from vision.settle import SettleDetector, lies_unmoved, unmoved_dice
 
