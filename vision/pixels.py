@@ -66,3 +66,25 @@ def read_image(path: Path | str, what: str = "a picture") -> np.ndarray:
     if image is None:
         raise FrameError(f"{path} is not a picture OpenCV can read (PNG, JPEG, BMP, TIFF, …)")
     return as_bgr8(image, f"{what} ({path})")
+
+
+DIM_TOP = 80  # grey levels: a frame whose brightest parts (the 99.9th percentile of grey,
+# the pips of dark dice among them) are under this is dim ...
+LIFT_TO = 200  # ... and is brightened so that they reach this, by at most MOST_LIFT times:
+MOST_LIFT = 8.0  # rendered d6s at a quarter of the light 131 -> 152 of 160 read right, at
+# 0.15 of it 52 -> 127 (8 wrong -> 2); frames with light in them are not touched
+# (docs/vision.md, "Is the camera set up well?")
+
+
+def dim_gain(image: np.ndarray) -> float:
+    """How many times to brighten the BGR frame ``image`` so that its brightest parts reach
+    LIFT_TO: 1.0 where they reach DIM_TOP already (a frame with light enough)."""
+    grey = cv2.cvtColor(image, cv2.COLOR_BGR2GRAY)
+    counts = np.cumsum(cv2.calcHist([grey], [0], None, [256], [0, 256]).ravel())
+    top = int(np.searchsorted(counts, 0.999 * counts[-1]))  # the 99.9th percentile
+    return 1.0 if top >= DIM_TOP else min(LIFT_TO / max(top, 1), MOST_LIFT)
+
+
+def brightened(image: np.ndarray, gain: float) -> np.ndarray:
+    """``image`` (8-bit) times ``gain``, saturated; itself where ``gain`` is 1."""
+    return image if gain == 1.0 else np.asarray(cv2.convertScaleAbs(image, alpha=gain))

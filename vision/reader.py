@@ -54,7 +54,7 @@ from vision.finder import (
     most_changed,
 )
 from vision.numbered_finds import camera_slant, one_per_body, telling_lean, within
-from vision.pixels import as_bgr8
+from vision.pixels import as_bgr8, brightened, dim_gain
 from vision.plain_faces import unfound_blobs
 from vision.readings import DieReading, ThrowReading, box_cut, by_edge, int_box, near
 from vision.split_pips import pip_pairs
@@ -188,6 +188,12 @@ class DiceReader:
         image = as_bgr8(image)
         if empty_tray is not None:
             empty_tray = as_bgr8(empty_tray, "the empty-tray picture")
+        if die in PIP_KINDS or (die == "any" and not self.diesets):
+            # a dim frame's pips differ from their dice by a few grey levels: brightened
+            # first, the empty tray alike (numbered dice are not: rendered d20s read worse)
+            gain = dim_gain(image)
+            image = brightened(image, gain)
+            empty_tray = None if empty_tray is None else brightened(empty_tray, gain)
         found, unchanged, blobs = self._finds(image, empty_tray, pips=die not in self.diesets)
         if die in self.diesets:
             stills = [as_bgr8(f) for f in earlier[max(0, len(earlier) - LOOKS_AGAIN) :]]

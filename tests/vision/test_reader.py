@@ -16,7 +16,7 @@ from tests.vision import needs_photos
 from vision.faces import MODELS, FaceClassifier, ModelError
 from vision.finder import DieFinder
 from vision.frames import CameraError, ImageFolder, OpenCVCapture, Picamera2Source, Replay
-from vision.pixels import FrameError
+from vision.pixels import DIM_TOP, LIFT_TO, FrameError, brightened, dim_gain
 from vision.reader import DiceReader, _percentiles
 from vision.readings import encode_crop
 from vision.render import MARBLED, PALETTE, ThrowSpec, render_settling, render_throw
@@ -193,6 +193,43 @@ def test_a_blurred_d6_is_not_read_as_a_blank_fudge_face(reader: DiceReader) -> N
     assert blurred["finds"] >= 25 and blurred["sure blank"] <= 2, blurred
     assert blurred["told to focus"] >= 0.5 * blurred["finds"], blurred
     assert sharp["called blurred"] == 0 and sharp["read blank"] >= sharp["blank"] - 2, sharp
+
+
+def test_a_dim_frame_is_brightened_and_a_lit_one_is_left_alone() -> None:
+    lit = render_throw(ThrowSpec(dice=("d6",) * 4), np.random.default_rng(3)).image
+    assert dim_gain(lit) == 1.0 and brightened(lit, 1.0) is lit
+    dim = (lit * 0.25).astype(np.uint8)
+    gain = dim_gain(dim)
+    top = np.percentile(cv2.cvtColor(dim, cv2.COLOR_BGR2GRAY), 99.9)
+    assert top < DIM_TOP and gain == pytest.approx(LIFT_TO / top, rel=0.02)
+    assert np.percentile(cv2.cvtColor(brightened(dim, gain), cv2.COLOR_BGR2GRAY), 99.9) == (
+        pytest.approx(LIFT_TO, abs=4)
+    )
+
+
+def test_dice_in_a_dim_frame_are_read(reader: DiceReader) -> None:
+    """A camera given too little light (`vision check` says "dim"): pips a few grey levels
+    from their dice.  The frame is brightened before it is read."""
+    seen: Counter[str] = Counter()
+    for k in range(12):
+        rng = np.random.default_rng([90, k])
+        throw = render_throw(ThrowSpec(dice=("d6",) * 4, camera=k), rng)
+        noise = rng.normal(0, 3, throw.image.shape)
+        dim = np.clip(throw.image * 0.15 + noise, 0, 255).astype(np.uint8)
+        result = reader.read(dim, "d6")
+        for die in throw.dice:
+            on = [d for d in result.dice if _holds(die.box, d.box)]
+            sure = [d.value for d in on if not d.uncertain]
+            seen["not found" if not on else "asked" if not sure else
+                 "right" if sure == [die.value] else "wrong"] += 1  # fmt: skip
+    # measured: 20 right, 4 wrong, 14 not found before; 45 right, none wrong, 3 asked now
+    assert seen["right"] >= 40 and seen["wrong"] == 0, seen
+
+
+def _holds(box: tuple[float, float, float, float], inner: tuple[int, int, int, int]) -> bool:
+    """Whether ``box`` holds the middle of ``inner``."""
+    cx, cy = (inner[0] + inner[2]) / 2, (inner[1] + inner[3]) / 2
+    return box[0] <= cx <= box[2] and box[1] <= cy <= box[3]
 
 
 def test_grey_bgra_and_16_bit_frames_read_as_the_same_picture(reader: DiceReader) -> None:
