@@ -70,6 +70,9 @@ def add_subcommand(subparsers: Any) -> None:
     sy.add_argument("--shadow", type=float, metavar="L",
                     help="each die's shadow L die edges long, 0 to 3: a lamp low beside the tray "
                          "(default: the renderer's 0.14, diffuse light)")  # fmt: skip
+    sy.add_argument("--glare", type=float, metavar="G",
+                    help="a lamp's reflection on each die, G opaque at its brightest, 0 to 1 "
+                         "(0.9: a bare bulb over glossy dice; default 0)")  # fmt: skip
     sy.set_defaults(handler=run_synth)
 
     from vision.check_cli import add_check
@@ -251,6 +254,10 @@ def run_synth(args: argparse.Namespace) -> int:
         if not 0 <= args.shadow <= 3:
             return _fail("--shadow must be 0 to 3 (die edges)")
         spec["shadow"] = args.shadow
+    if args.glare is not None:
+        if not 0 <= args.glare <= 1:
+            return _fail("--glare must be 0 to 1")
+        spec["glare"] = args.glare
     labels = write_dataset(
         args.directory, args.count, np.random.default_rng(args.seed),
         dice_choices=tuple(args.dice), **spec,

@@ -131,6 +131,9 @@ class ThrowSpec:
     debris: int = 0  # specks, crumbs and lint lying on the tray (in the empty-tray picture too)
     shadow: float = SHADOW  # how far each die's shadow reaches, in die edges: a lamp low
     # beside the tray, or a spotlight over a tower, casts them one or two dice long
+    glare: float = 0.0  # a lamp's reflection on each die's top face: how opaque its brightest
+    # point is, 0-1 (0.9: a bare bulb over glossy dice); a soft spot a fifth to a third of
+    # the die's edge across, drawn over the dice, so a seed throws the same dice with or without
     camera: int | None = None  # a seed for the camera's tilt: throws that share it are seen
     # by one camera mounted one way; None: each throw's own tilt
 
@@ -257,6 +260,8 @@ def _plan(spec: ThrowSpec, rng: np.random.Generator) -> _Plan:
             raise ValueError(f"unknown die type {d!r}; dice are {', '.join(FACES)}")
     if not 0 <= spec.shadow <= 3:
         raise ValueError(f"a shadow reaches 0 to 3 die edges, not {spec.shadow}")
+    if not 0 <= spec.glare <= 1:
+        raise ValueError(f"a glare is 0 to 1 opaque, not {spec.glare}")
     if spec.values is not None:
         if len(spec.values) != len(spec.dice):
             raise ValueError("values must give one value per die")
@@ -443,7 +448,34 @@ def _frame(
         a = alpha[ay0:ay1, ax0:ax1, None]
         lit = premult[ay0:ay1, ax0:ax1] * plan.light[win][..., None]
         scene[win] = scene[win] * (1 - a) + lit
+    if plan.spec.glare > 0:
+        _glare(scene, plan, poses)
     return _output(plan, scene, noise_rng)
+
+
+GLARE_WHITE = 250.0  # a lamp's reflection: near white, whatever the die's colour
+
+
+def _glare(scene: np.ndarray, plan: _Plan, poses: list[Pose]) -> None:
+    """A lamp's reflection on each die (``plan.spec.glare``): a soft bright spot, a fifth to
+    a third of the die's edge across, somewhere on its top face (each die's own place and
+    size, the same in every frame of a throw); drawn on ``scene`` in place."""
+    h, w = scene.shape[:2]
+    for i, (d, pose) in enumerate(zip(plan.dice, poses, strict=True)):
+        rng = np.random.default_rng([plan.noise_seed, 5, i])  # not the throw's: dice unchanged
+        dx, dy = rng.uniform(-0.28, 0.28, 2) * d.edge
+        radius = float(rng.uniform(0.1, 0.17)) * d.edge
+        squash = float(rng.uniform(0.7, 1.3))
+        cx, cy = pose.centre[0] + dx, pose.centre[1] + dy
+        reach = int(3 * radius) + 1
+        x0, x1 = max(0, int(cx) - reach), min(w, int(cx) + reach + 1)
+        y0, y1 = max(0, int(cy) - reach), min(h, int(cy) + reach + 1)
+        if x1 <= x0 or y1 <= y0:
+            continue
+        ys, xs = np.mgrid[y0:y1, x0:x1].astype(np.float32)
+        spot = ((xs - cx) ** 2 + ((ys - cy) * squash) ** 2) / (2 * radius**2)
+        a = (plan.spec.glare * np.exp(-spot))[..., None].astype(np.float32)
+        scene[y0:y1, x0:x1] = scene[y0:y1, x0:x1] * (1 - a) + GLARE_WHITE * a
 
 
 def render_throw(spec: ThrowSpec, rng: np.random.Generator) -> RenderedThrow:

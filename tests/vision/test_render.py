@@ -13,6 +13,7 @@ import pytest
 
 from dicebridge.cli import main
 from vision.render import (
+    PALETTE,
     DieLook,
     RenderedDie,
     ThrowSpec,
@@ -217,6 +218,24 @@ def test_a_long_shadow_darkens_more_of_the_tray_and_a_wrong_reach_is_refused() -
         render_throw(ThrowSpec(("d6",), shadow=-1), np.random.default_rng(0))
 
 
+def test_glare_brightens_each_die_and_leaves_the_throw_as_it_was() -> None:
+    spec = ThrowSpec(("d6",) * 3, looks=(PALETTE[1],), tray=(60, 60, 60), camera=2)
+    plain = render_throw(spec, np.random.default_rng(6))
+    glared = render_throw(replace(spec, glare=0.9), np.random.default_rng(6))
+    assert [(d.value, d.box) for d in plain.dice] == [(d.value, d.box) for d in glared.dice]
+    lighter = glared.image.astype(int).sum(axis=2) - plain.image.astype(int).sum(axis=2) > 150
+    for die in plain.dice:  # a bright spot on each black die, within its box
+        x0, y0, x1, y1 = (int(v) for v in die.box)
+        assert lighter[y0:y1, x0:x1].sum() > 20, die.box
+    outside = lighter.copy()
+    for die in plain.dice:
+        x0, y0, x1, y1 = (int(v) for v in die.box)
+        outside[max(0, y0 - 10) : y1 + 10, max(0, x0 - 10) : x1 + 10] = False
+    assert outside.sum() == 0  # the tray as it was
+    with pytest.raises(ValueError, match="glare"):
+        render_throw(replace(spec, glare=1.5), np.random.default_rng(0))
+
+
 def test_the_synthetic_set_can_be_thrown_under_a_low_lamp(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
@@ -232,3 +251,9 @@ def test_the_synthetic_set_can_be_thrown_under_a_low_lamp(
     capsys.readouterr()
     assert main([*args, str(tmp_path / "bad"), "--shadow", "4"]) == 2
     assert "--shadow" in capsys.readouterr().err
+    assert main([*args, str(tmp_path / "glare"), "--glare", "0.9"]) == 0
+    glare = cv2.imread(str(tmp_path / "glare" / "images" / "synth_00000.png"), cv2.IMREAD_GRAYSCALE)
+    assert glare is not None and int((glare.astype(int) - usual > 40).sum()) > 30  # spots
+    capsys.readouterr()
+    assert main([*args, str(tmp_path / "bad"), "--glare", "2"]) == 2
+    assert "--glare" in capsys.readouterr().err
