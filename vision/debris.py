@@ -13,12 +13,12 @@ from __future__ import annotations
 
 import math
 from collections.abc import Sequence
-from typing import Protocol
 
 import cv2
 import numpy as np
 
 from vision.crops import crop_die
+from vision.readings import ReadDie
 
 OUTLINE_SEEN = 2.5  # a die's outline stands out from the tray's texture at least this much
 # (outline_contrast).  Rendered debris the face network read surely: 99 of 106 under it
@@ -68,20 +68,7 @@ def _quantile(values: np.ndarray, q: float) -> float:
     return float(np.partition(values, k)[k])
 
 
-class _Read(Protocol):
-    """What :func:`speck_sized` needs of a reading (vision.readings.DieReading)."""
-
-    @property
-    def die(self) -> str: ...
-    @property
-    def value(self) -> int | None: ...
-    @property
-    def box(self) -> tuple[int, int, int, int]: ...
-    @property
-    def uncertain(self) -> bool: ...
-
-
-def speck_sized(dice: Sequence[_Read], kinds: Sequence[str]) -> list[bool]:
+def speck_sized(dice: Sequence[ReadDie], kinds: Sequence[str]) -> list[bool]:
     """Which of ``dice`` (one frame's readings) are sure one-pip d6s or blank Fudge dice
     under LONE_MARK times the median side of the frame's sure dice of ``kinds``: the finder
     boxes a light speck on a dark felt alone, and it is then such a face, a die's size

@@ -8,6 +8,7 @@ ledger's crops, the evaluation, the blob-counter baseline) needs none of the net
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import Protocol
 
 import cv2
 import numpy as np
@@ -15,6 +16,21 @@ import numpy as np
 from mechanics.reading import Reading
 
 Box = tuple[float, float, float, float]  # x0, y0, x1, y1 in frame pixels
+
+
+class ReadDie(Protocol):
+    """What the checks on a frame's readings (vision.debris, vision.split_pips) need of
+    each: a DieReading has it (tests may pass any object that does)."""
+
+    @property
+    def die(self) -> str: ...
+    @property
+    def value(self) -> int | None: ...
+    @property
+    def box(self) -> tuple[int, int, int, int]: ...
+    @property
+    def uncertain(self) -> bool: ...
+
 
 EDGE = 2.0  # a box this close to the frame's edge is cut by it ...
 CUT_CORE = 0.9  # ... once shrunk to this share of its side around its centre: the finder's

@@ -21,10 +21,11 @@ from __future__ import annotations
 
 import math
 from collections.abc import Sequence
-from typing import Protocol
 
 import cv2
 import numpy as np
+
+from vision.readings import ReadDie
 
 JOINED = 0.9  # two 1s closer than this share of the frame's die size may be one die's
 # pips (a 2's pips lie about 0.7 of a side apart).  Rendered split 2s: 0.32-0.72 of the
@@ -34,19 +35,6 @@ FLAT = 0.35  # the middle between them at most this steep (flat_between): one di
 # byler 0.60 and up (docs/vision.md, "One die's pips found as two dice")
 _MIDDLE = 0.18  # the middle looked at: within this share of the pips' distance of it
 _AROUND = 0.6  # ... against the steepest part within this share (the pips' own edges)
-
-
-class _Read(Protocol):
-    """What :func:`pip_pairs` needs of a reading (vision.readings.DieReading)."""
-
-    @property
-    def die(self) -> str: ...
-    @property
-    def value(self) -> int | None: ...
-    @property
-    def box(self) -> tuple[int, int, int, int]: ...
-    @property
-    def uncertain(self) -> bool: ...
 
 
 Box = tuple[float, float, float, float]
@@ -81,7 +69,7 @@ def flat_between(image: np.ndarray, a: tuple[float, float], b: tuple[float, floa
     return middle / max(around, 1.0)
 
 
-def pip_pairs(image: np.ndarray, dice: Sequence[_Read]) -> list[tuple[int, int, Box]]:
+def pip_pairs(image: np.ndarray, dice: Sequence[ReadDie]) -> list[tuple[int, int, Box]]:
     """Pairs (i, j, box) of ``dice`` (one frame's readings) that may be one die: a sure d6
     "1" (i) and another d6 reading (j: a 1, another face, or none) closer than JOINED
     times the frame's die size (the median side of its sure d6s; else the pair's larger
