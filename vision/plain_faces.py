@@ -47,7 +47,7 @@ def unfound_blobs(image: np.ndarray, finds: Sequence[Box]) -> list[Box]:
     if min(h, w) < 16 * SHRINK:
         return []
     small = cv2.resize(image, (w // SHRINK, h // SHRINK), interpolation=cv2.INTER_AREA)
-    # the tray, smooth, from a frame half as large again (a quarter of the median's time)
+    # the tray, smooth: from the small frame halved again (a quarter of the median's time)
     half = cv2.resize(
         small, (small.shape[1] // 2, small.shape[0] // 2), interpolation=cv2.INTER_AREA
     )

@@ -212,13 +212,14 @@ class DiceReader:
             if die in ("dF", "any") or "dF" in also else []
         )  # fmt: skip
         found = found + offered
+        offered_ids = {id(f) for f in offered}
         crops = [crop_die(image, f.box, self.faces.size) for f in found]
         # the other pip die too, where a check waits for it (a d6 pool and a Fudge check)
         either = die in PIP_KINDS and any(k in PIP_KINDS and k != die for k in also)
         guesses = self.faces.read(crops, "any" if either else die)
         dice = []
         for f, crop, guess in zip(found, crops, guesses, strict=True):
-            if f in offered and not _plain_sure(guess, self.sure):
+            if id(f) in offered_ids and not _plain_sure(guess, self.sure):
                 continue  # a shadow, a speck or a fold of the felt, not a die
             if (
                 not f.new_at_edge and not _plain_sure(guess, self.sure)
