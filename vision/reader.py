@@ -211,6 +211,9 @@ class DiceReader:
             [Found(b, 0.0) for b in unfound_blobs(image, [f.box for f in found])]
             if die in ("dF", "any") or "dF" in also else []
         )  # fmt: skip
+        if offered and empty_tray is not None and empty_tray.shape == image.shape:
+            # what lay on the tray when its picture was taken is no die, as for the finds
+            offered = changed_finds(offered, image, empty_tray)
         found = found + offered
         offered_ids = {id(f) for f in offered}
         crops = [crop_die(image, f.box, self.faces.size) for f in found]
