@@ -70,10 +70,9 @@ def read_image(path: Path | str, what: str = "a picture") -> np.ndarray:
 
 DIM_TOP = 80  # grey levels: a frame whose brightest parts (the 99.9th percentile of grey,
 # the pips of dark dice among them) are under this is dim ...
-LIFT_TO = 200  # ... and is brightened so that they reach this, by at most MOST_LIFT times:
-MOST_LIFT = 8.0  # rendered d6s at a quarter of the light 131 -> 152 of 160 read right, at
-# 0.15 of it 52 -> 127 (8 wrong -> 2); frames with light in them are not touched
-# (docs/vision.md, "Is the camera set up well?")
+LIFT_TO = 200  # ... and is read brightened too, so that they reach this (by at most
+MOST_LIFT = 8.0  # this many times): what only that reads is asked (the reader).  Frames with
+# light in them are not touched (docs/vision.md, "Is the camera set up well?")
 
 
 def dim_gain(image: np.ndarray) -> float:
