@@ -57,7 +57,7 @@ from vision.finder import (
 from vision.numbered_finds import camera_slant, one_per_body, telling_lean, within
 from vision.pixels import as_bgr8, brightened, dim_gain
 from vision.plain_faces import unfound_blobs
-from vision.readings import DieReading, ThrowReading, box_cut, by_edge, int_box, near
+from vision.readings import DieReading, ThrowReading, box_cut, by_edge, holds, int_box, near
 from vision.split_pips import pip_pairs
 from vision.teach import SIDE, DieSet, FaceMatch, may_be_cocked
 from vision.teach_sets import DieSets, joined
@@ -600,7 +600,7 @@ def _with_dim_guesses(
     asked too."""
     out = list(dice)
     for reading in lit:
-        here = [k for k, d in enumerate(out) if _holds(d.box, reading.box)]
+        here = [k for k, d in enumerate(out) if holds(d.box, reading.box)]
         guess = reading if reading.uncertain else _asked(reading, DIM_PICTURE)
         if not here:
             out.append(guess)
@@ -611,12 +611,6 @@ def _with_dim_guesses(
             elif not seen.uncertain and seen.value != reading.value:
                 out[here[0]] = _asked(seen, DIM_PICTURE)  # read two ways: not sure
     return tuple(out)
-
-
-def _holds(box: tuple[int, int, int, int], inner: tuple[int, int, int, int]) -> bool:
-    """Whether ``box`` holds the middle of ``inner``."""
-    cx, cy = (inner[0] + inner[2]) / 2, (inner[1] + inner[3]) / 2
-    return box[0] <= cx <= box[2] and box[1] <= cy <= box[3]
 
 
 def _plain_sure(guess: FaceGuess, sure: float) -> bool:

@@ -121,3 +121,14 @@ def near(a: tuple[float, float, float, float], b: tuple[float, float, float, flo
     """Whether two boxes overlap, or lie within a few pixels of each other."""
     gap = 4
     return a[0] < b[2] + gap and b[0] < a[2] + gap and a[1] < b[3] + gap and b[1] < a[3] + gap
+
+
+def centre(box: tuple[float, float, float, float]) -> tuple[float, float]:
+    """The middle of ``box``."""
+    return (box[0] + box[2]) / 2, (box[1] + box[3]) / 2
+
+
+def holds(box: tuple[float, float, float, float], inner: tuple[float, float, float, float]) -> bool:
+    """Whether ``box`` holds the middle of ``inner``."""
+    x, y = centre(inner)
+    return box[0] <= x <= box[2] and box[1] <= y <= box[3]

@@ -25,7 +25,7 @@ from collections.abc import Sequence
 import cv2
 import numpy as np
 
-from vision.readings import ReadDie
+from vision.readings import ReadDie, centre
 
 JOINED = 0.9  # two 1s closer than this share of the frame's die size may be one die's
 # pips (a 2's pips lie about 0.7 of a side apart).  Rendered split 2s: 0.32-0.72 of the
@@ -38,10 +38,6 @@ _AROUND = 0.6  # ... against the steepest part within this share (the pips' own 
 
 
 Box = tuple[float, float, float, float]
-
-
-def _centre(box: tuple[int, int, int, int]) -> tuple[float, float]:
-    return (box[0] + box[2]) / 2, (box[1] + box[3]) / 2
 
 
 def flat_between(image: np.ndarray, a: tuple[float, float], b: tuple[float, float]) -> float:
@@ -87,7 +83,7 @@ def pip_pairs(image: np.ndarray, dice: Sequence[ReadDie]) -> list[tuple[int, int
             sure_one = other.value == 1 and not other.uncertain
             if j == i or other.die != "d6" or (sure_one and j < i):  # a sure pair once
                 continue
-            a, b = _centre(one.box), _centre(other.box)
+            a, b = centre(one.box), centre(other.box)
             size = frame_size or max(one.box[2] - one.box[0], other.box[2] - other.box[0])
             gap = math.dist(a, b)
             if gap < JOINED * size:

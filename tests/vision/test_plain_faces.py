@@ -12,6 +12,7 @@ import numpy as np
 from tests.vision import needs_photos, photos_of
 from vision.plain_faces import SQUARE, squareness, unfound_blobs
 from vision.reader import DiceReader
+from vision.readings import holds
 from vision.render import PALETTE, ThrowSpec, render_throw
 
 GREEN = (30, 60, 30)  # a dark green felt (BGR)
@@ -87,11 +88,7 @@ def test_black_fudge_dice_showing_blank_on_dark_felt_are_read() -> None:
         result = reader.read(throw.image, "dF")
         readings += len(result.dice)
         for die in throw.dice:
-            on = [
-                d for d in result.dice
-                if die.box[0] <= (d.box[0] + d.box[2]) / 2 <= die.box[2]
-                and die.box[1] <= (d.box[1] + d.box[3]) / 2 <= die.box[3]
-            ]  # fmt: skip
+            on = [d for d in result.dice if holds(die.box, d.box)]
             sure = [d.value for d in on if not d.uncertain]
             kind = "blank" if die.value == 0 else "marked"
             seen[f"{kind} " + ("not found" if not on else "asked" if not sure else

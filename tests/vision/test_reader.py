@@ -19,7 +19,7 @@ from vision.finder import DieFinder
 from vision.frames import CameraError, ImageFolder, OpenCVCapture, Picamera2Source, Replay
 from vision.pixels import DIM_TOP, LIFT_TO, FrameError, brightened, dim_gain
 from vision.reader import DiceReader, _percentiles
-from vision.readings import encode_crop
+from vision.readings import encode_crop, holds
 from vision.render import MARBLED, PALETTE, ThrowSpec, render_settling, render_throw
 from vision.settle import SettleDetector, lies_unmoved, unmoved_dice
 
@@ -219,7 +219,7 @@ def test_dice_in_a_dim_frame_are_read_or_asked_never_guessed(reader: DiceReader)
         dim = np.clip(throw.image * 0.15 + noise, 0, 255).astype(np.uint8)
         result = reader.read(dim, "d6")
         for die in throw.dice:
-            on = [d for d in result.dice if _holds(die.box, d.box)]
+            on = [d for d in result.dice if holds(die.box, d.box)]
             sure = [d.value for d in on if not d.uncertain]
             guessed = [d.value for d in on if d.problem == DIM_PICTURE]
             seen["not found" if not on else "right" if sure == [die.value] else
@@ -234,12 +234,6 @@ def test_dice_in_a_dim_frame_are_read_or_asked_never_guessed(reader: DiceReader)
         said
         == "confirm: 5? (the red d6: the picture is dim; light over the tray reads it for sure)"
     )
-
-
-def _holds(box: tuple[float, float, float, float], inner: tuple[int, int, int, int]) -> bool:
-    """Whether ``box`` holds the middle of ``inner``."""
-    cx, cy = (inner[0] + inner[2]) / 2, (inner[1] + inner[3]) / 2
-    return box[0] <= cx <= box[2] and box[1] <= cy <= box[3]
 
 
 def test_grey_bgra_and_16_bit_frames_read_as_the_same_picture(reader: DiceReader) -> None:

@@ -26,6 +26,7 @@ from vision.finder import Found
 from vision.numbered_finds import SAME_BODY, camera_slant, iou
 from vision.perturb import perturb
 from vision.reader import DiceReader
+from vision.readings import holds
 from vision.render import PALETTE, ThrowSpec, render_die, render_settling, render_throw
 from vision.teach import DieSet, DieSetError, may_be_cocked
 from vision.teach_synthetic import taught_from_renders
@@ -516,12 +517,6 @@ def test_two_numbered_dice_lying_edge_to_edge_in_one_outline_are_read_as_two() -
     assert Counter(d.value for d in readings) == Counter(d.value for d in throw.dice)
 
 
-def _holds(box: tuple[float, float, float, float], die_box: tuple[int, int, int, int]) -> bool:
-    """Whether a box (a reading's or a find's) holds a rendered die's centre."""
-    x, y = (die_box[0] + die_box[2]) / 2, (die_box[1] + die_box[3]) / 2
-    return box[0] <= x <= box[2] and box[1] <= y <= box[3]
-
-
 def test_a_numbered_die_the_colour_of_its_tray_is_left_to_confirm_not_lost() -> None:
     # a white d5 on a white felt, a black one on a black felt: no body stands apart from
     # the tray, so the finder's box stands in and the die is asked to be confirmed
@@ -539,7 +534,7 @@ def test_a_numbered_die_the_colour_of_its_tray_is_left_to_confirm_not_lost() -> 
             result = reader.read(throw.image, "d5")
             thrown += len(throw.dice)
             for d in throw.dice:
-                on = [r for r in result.dice if _holds(r.box, d.box)]
+                on = [r for r in result.dice if holds(r.box, d.box)]
                 read += bool(on)
                 wrong += any(not r.uncertain and r.value != d.value for r in on)
                 untold += any(
@@ -567,10 +562,10 @@ def test_numbered_dice_the_colour_of_their_tray_are_not_lost_to_the_empty_tray_p
         every, kept = reader.find(throw.image), reader.find(throw.image, throw.empty_tray)
         result = reader.read(throw.image, "d10", throw.empty_tray)
         for d in throw.dice:
-            dropped += any(_holds(f.box, d.box) for f in every) and not any(
-                _holds(f.box, d.box) for f in kept
+            dropped += any(holds(f.box, d.box) for f in every) and not any(
+                holds(f.box, d.box) for f in kept
             )
-            on = [r for r in result.dice if _holds(r.box, d.box)]
+            on = [r for r in result.dice if holds(r.box, d.box)]
             thrown, read = thrown + 1, read + bool(on)
             wrong += any(not r.uncertain and r.value != d.value for r in on)
     # measured: 5 of the 8 dropped by the picture; 7 of 8 read (2 before), none wrong
@@ -589,7 +584,7 @@ def _cocked_throws(die: str, perspective: float) -> Counter[tuple[str, str]]:
         throw = render_throw(spec, rng)
         result = reader.read(throw.image, die, throw.empty_tray)
         for d in throw.dice:
-            on = [r for r in result.dice if _holds(r.box, d.box)]
+            on = [r for r in result.dice if holds(r.box, d.box)]
             kind = "cocked" if d.cocked else "flat"
             if not on:
                 counts[kind, "not read"] += 1
@@ -772,7 +767,7 @@ def test_a_black_die_on_black_felt_is_read_from_its_find_not_from_blobs_on_its_n
     reader.diesets = {"d20": _taught("d20", 1)}
     assert not reader.finder.find(throw.image, throw.empty_tray)  # the picture drops all
     result = reader.read(throw.image, "d20", throw.empty_tray)
-    on = [[r for r in result.dice if _holds(r.box, d.box)] for d in throw.dice]
+    on = [[r for r in result.dice if holds(r.box, d.box)] for d in throw.dice]
     assert [len(readings) for readings in on] == [1, 1, 1, 1], result.dice
     wrong = [
         r for d, rs in zip(throw.dice, on, strict=True) for r in rs
