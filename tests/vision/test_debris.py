@@ -18,7 +18,7 @@ from vision.advice import OUTLINE_UNSEEN, SPECK_SIZED, advice_for
 from vision.debris import OUTLINE_SEEN, outline_contrast, speck_sized
 from vision.finder import DieFinder
 from vision.reader import PIP_KINDS, DiceReader
-from vision.readings import ThrowReading
+from vision.readings import ThrowReading, holds
 from vision.render import PALETTE, RenderedThrow, ThrowSpec, render_throw
 from vision.teach_synthetic import taught_from_renders
 
@@ -32,11 +32,7 @@ def reader() -> DiceReader:
 
 def _on_die(throw: RenderedThrow, box: tuple[float, float, float, float]) -> int | None:
     """The die whose box holds the middle of ``box``, if any."""
-    cx, cy = (box[0] + box[2]) / 2, (box[1] + box[3]) / 2
-    for i, die in enumerate(throw.dice):
-        if die.box[0] <= cx <= die.box[2] and die.box[1] <= cy <= die.box[3]:
-            return i
-    return None
+    return next((i for i, die in enumerate(throw.dice) if holds(die.box, box)), None)
 
 
 def _tally(throw: RenderedThrow, result: ThrowReading) -> Counter[str]:
