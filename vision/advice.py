@@ -24,6 +24,8 @@ SPECK_SIZED = "speck-sized"  # a one-pip d6 or blank Fudge die far smaller than 
 JOINED_PIPS = "one die or two"  # a 1 and a die close beside it read again as one die (a dark
 # 2 on dark felt, vision.split_pips): asked, for two dice touching may look so too
 ON_ANOTHER = "a pip of another die"  # a 1 that may be a pip of the die read beside it
+ON_A_DIE = "on another die"  # a reading whose box lies on a larger die read or asked (a glare
+# spot or a pip found apart, vision.split_pips.nested), asked where that die is
 DIM_PICTURE = "the picture is dim"  # read only once the dim frame was brightened: asked
 OTHER_SHAPE = "not the set's shape"  # a numbered die whose outline no taught face has: of
 # another type (a d5 among d20s of its colour: their numerals read alike), asked to confirm
@@ -42,6 +44,7 @@ _WHY_CONFIRM = {  # why a die is asked to be confirmed, where its problem says (
     NUMERAL_BLURRED: "it is blurred, and a blurred numeral may be another; focus the camera",
     JOINED_PIPS: "it was first taken for two dice; if there are two, re-throw them",
     ON_ANOTHER: "it may be a pip of the die beside it, read already",
+    ON_A_DIE: "it lies on another die, perhaps a reflection or a pip of it",
     DIM_PICTURE: "the picture is dim; light over the tray reads it for sure",
 }
 
@@ -96,7 +99,7 @@ def confirming(value: int | None, confidence: float, cut: bool, problem: str) ->
         value is not None and confidence >= LIKELY and not cut
         and problem in (
             "", TRAY_COLOURED, LEANING, NUMERAL_BLURRED, OTHER_SHAPE, OUTLINE_UNSEEN,
-            SPECK_SIZED, JOINED_PIPS, ON_ANOTHER, DIM_PICTURE,
+            SPECK_SIZED, JOINED_PIPS, ON_ANOTHER, ON_A_DIE, DIM_PICTURE,
         )
     )  # fmt: skip
 

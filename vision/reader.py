@@ -30,6 +30,7 @@ from vision.advice import (
     NUMBERED_DIE,
     NUMBERED_UNTAUGHT,
     NUMERAL_BLURRED,
+    ON_A_DIE,
     ON_ANOTHER,
     OTHER_SHAPE,
     OUTLINE_UNSEEN,
@@ -58,7 +59,7 @@ from vision.numbered_finds import camera_slant, one_per_body, telling_lean, with
 from vision.pixels import as_bgr8, brightened, dim_gain
 from vision.plain_faces import unfound_blobs
 from vision.readings import DieReading, ThrowReading, box_cut, by_edge, holds, int_box, near
-from vision.split_pips import pip_pairs
+from vision.split_pips import nested, pip_pairs
 from vision.teach import SIDE, DieSet, FaceMatch, may_be_cocked
 from vision.teach_sets import DieSets, joined
 
@@ -281,6 +282,7 @@ class DiceReader:
             if reading.problem in (NUMBERED_DIE, NUMBERED_UNTAUGHT):
                 reading = replace(reading, die=NUMBERED_KIND)  # the advice named the d6 it is not
             dice.append(reading)
+        dice = _parts_left_out(dice)
         dice = self._joined(image, dice)
         small = speck_sized(dice, PIP_KINDS)  # see vision/debris.py
         dice = [_asked(d, SPECK_SIZED) if lone else d for d, lone in zip(dice, small, strict=True)]
@@ -585,10 +587,28 @@ CROP_INSET = 0.08  # a die's crop photo shows a little tray around the die on ev
 
 
 def _asked(reading: DieReading, problem: str) -> DieReading:
-    """A sure ``reading`` asked to be confirmed, for ``problem``."""
+    """``reading`` asked to be confirmed, for ``problem``."""
     colour = colour_name(reading.crop)
     advice = advice_for(reading.die, reading.value, reading.confidence, colour, False, problem)
     return replace(reading, uncertain=True, problem=problem, colour=colour, advice=advice)
+
+
+def _parts_left_out(dice: list[DieReading]) -> list[DieReading]:
+    """``dice`` less the glare spots and pips found apart from the die they lie on
+    (vision.split_pips.nested): a sure "1" on a die read surely is left out; any other
+    reading on a die is asked ("on another die"), for the die it lies on may be a box
+    round two dice, and a reading asked for a reason of its own keeps that reason."""
+    on = nested(dice)
+    kept = []
+    for k, d in enumerate(dice):
+        if k in on:
+            spot = d.die == "d6" and d.value == 1 and not d.uncertain
+            if spot and not dice[on[k]].uncertain:
+                continue
+            if not d.uncertain or not d.problem:
+                d = _asked(d, ON_A_DIE)
+        kept.append(d)
+    return kept
 
 
 def _with_dim_guesses(

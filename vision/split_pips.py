@@ -25,7 +25,7 @@ from collections.abc import Sequence
 import cv2
 import numpy as np
 
-from vision.readings import ReadDie, centre
+from vision.readings import ReadDie, centre, holds
 
 JOINED = 0.9  # two 1s closer than this share of the frame's die size may be one die's
 # pips (a 2's pips lie about 0.7 of a side apart).  Rendered split 2s: 0.32-0.72 of the
@@ -33,6 +33,9 @@ JOINED = 0.9  # two 1s closer than this share of the frame's die size may be one
 FLAT = 0.35  # the middle between them at most this steep (flat_between): one die's face.
 # Rendered split 2s: 0.02-0.17; two dice 0.9 or less of a side apart: renders 0.66 and up,
 # byler 0.60 and up (docs/vision.md, "One die's pips found as two dice")
+NESTED = 0.6  # a reading at most this share of another's box, its middle in that box, is
+# a part of that die: a lamp's glare on a black die, found apart, read a sure "1" (none
+# such in byler's, skovy's or the rendered goldens' readings; docs/vision.md, "Glare")
 _MIDDLE = 0.18  # the middle looked at: within this share of the pips' distance of it
 _AROUND = 0.6  # ... against the steepest part within this share (the pips' own edges)
 
@@ -95,3 +98,22 @@ def pip_pairs(image: np.ndarray, dice: Sequence[ReadDie]) -> list[tuple[int, int
             mx, my = (a[0] + b[0]) / 2, (a[1] + b[1]) / 2
             joined.append((i, j, (mx - half, my - half, mx + half, my + half)))
     return joined
+
+
+def nested(dice: Sequence[ReadDie]) -> dict[int, int]:
+    """Readings of ``dice`` (one frame's) that lie on another die, each to the one it lies
+    on: its middle in that one's box, its box at most NESTED times that one's (a glare spot
+    or a pip of that die, found as a die of its own). A sure die first."""
+
+    def area(box: Box) -> float:
+        return (box[2] - box[0]) * (box[3] - box[1])
+
+    order = sorted(range(len(dice)), key=lambda j: dice[j].uncertain)  # sure dice first
+    inner: dict[int, int] = {}
+    for i, part in enumerate(dice):
+        for j in order:
+            whole = dice[j]
+            if j != i and holds(whole.box, part.box) and area(part.box) <= NESTED * area(whole.box):
+                inner[i] = j
+                break
+    return inner

@@ -150,8 +150,11 @@ function unsure(event) {
   const speck = event.problem === "no outline" || event.problem === "speck-sized";
   // a 1 the camera read beside a die it read already: perhaps one of that die's pips
   const pip = event.problem === "a pip of another die";
+  // a glare spot or a pip found apart, lying on a die the camera read or asks about
+  const part = event.problem === "on another die";
   const dismiss = !typed ? "Dismiss (taken out)" : speck ? "Dismiss (a speck, or re-thrown)"
-    : pip ? "Dismiss (a pip of the die beside it)" : "Dismiss (re-thrown)";
+    : pip ? "Dismiss (a pip of the die beside it)"
+    : part ? "Dismiss (part of the die it lies on)" : "Dismiss (re-thrown)";
   item.append(
     event.crop ? el("img", { src: `/api/crops/${event.crop}`, alt: `the unsure ${name} as the camera saw it`, width: 64, height: 64 }) : "",
     el("span", {}, event.advice || `the ${name} is unclear`), " ",
