@@ -460,22 +460,37 @@ def _glare(scene: np.ndarray, plan: _Plan, poses: list[Pose]) -> None:
     """A lamp's reflection on each die (``plan.spec.glare``): a soft bright spot, a fifth to
     a third of the die's edge across, somewhere on its top face (each die's own place and
     size, the same in every frame of a throw); drawn on ``scene`` in place."""
-    h, w = scene.shape[:2]
     for i, (d, pose) in enumerate(zip(plan.dice, poses, strict=True)):
         rng = np.random.default_rng([plan.noise_seed, 5, i])  # not the throw's: dice unchanged
         dx, dy = rng.uniform(-0.28, 0.28, 2) * d.edge
         radius = float(rng.uniform(0.1, 0.17)) * d.edge
         squash = float(rng.uniform(0.7, 1.3))
-        cx, cy = pose.centre[0] + dx, pose.centre[1] + dy
-        reach = int(3 * radius) + 1
-        x0, x1 = max(0, int(cx) - reach), min(w, int(cx) + reach + 1)
-        y0, y1 = max(0, int(cy) - reach), min(h, int(cy) + reach + 1)
-        if x1 <= x0 or y1 <= y0:
-            continue
-        ys, xs = np.mgrid[y0:y1, x0:x1].astype(np.float32)
-        spot = ((xs - cx) ** 2 + ((ys - cy) * squash) ** 2) / (2 * radius**2)
-        a = (plan.spec.glare * np.exp(-spot))[..., None].astype(np.float32)
-        scene[y0:y1, x0:x1] = scene[y0:y1, x0:x1] * (1 - a) + GLARE_WHITE * a
+        centre = (pose.centre[0] + dx, pose.centre[1] + dy)
+        glare_spot(scene, centre, radius, squash, plan.spec.glare)
+
+
+def glare_spot(
+    scene: np.ndarray,
+    centre: tuple[float, float],
+    radius: float,
+    squash: float,
+    opacity: float,
+    hardness: float = 1.0,
+) -> None:
+    """Draw one soft near-white spot on ``scene`` (float, H×W×3) in place: ``opacity`` at
+    ``centre``, falling off as exp(-(r²/2radius²)^hardness), ``squash`` its height's
+    stretch. A hardness over 1 gives the flat top and sharper rim of a shiny face."""
+    h, w = scene.shape[:2]
+    cx, cy = centre
+    reach = int(3 * radius) + 1
+    x0, x1 = max(0, int(cx) - reach), min(w, int(cx) + reach + 1)
+    y0, y1 = max(0, int(cy) - reach), min(h, int(cy) + reach + 1)
+    if x1 <= x0 or y1 <= y0:
+        return
+    ys, xs = np.mgrid[y0:y1, x0:x1].astype(np.float32)
+    spot = ((xs - cx) ** 2 + ((ys - cy) * squash) ** 2) / (2 * radius**2)
+    a = (opacity * np.exp(-(spot**hardness)))[..., None].astype(np.float32)
+    scene[y0:y1, x0:x1] = scene[y0:y1, x0:x1] * (1 - a) + GLARE_WHITE * a
 
 
 def render_throw(spec: ThrowSpec, rng: np.random.Generator) -> RenderedThrow:
