@@ -8,6 +8,7 @@ up), 11 a d6 whose pips make no real face.  ``python -m vision.training.crops_se
 from __future__ import annotations
 
 import argparse
+from collections.abc import Iterator
 from pathlib import Path
 
 import cv2
@@ -141,6 +142,22 @@ def training_throw(rng: np.random.Generator, dice, looks, **more) -> ThrowSpec: 
     )
 
 
+Box = tuple[float, float, float, float]
+
+
+def training_photos(photos: Path) -> Iterator[tuple[bool, np.ndarray, list[tuple[Box, int]]]]:
+    """The training half of ../shared/data/photos' d6 sets: (a tray?, the image, its dice as
+    (box, value)); byler's photos of trays with their labelled boxes, then skovy's crops
+    of one die each (the die taken as the crop less 8% a side)."""
+    for item in iter_split(read_dataset(photos / "byler_d6"), "train"):
+        boxes = [((b.x0, b.y0, b.x1, b.y1), b.value) for b in item.boxes or ()]
+        yield True, read_image(item.path), boxes
+    for item in iter_split(read_dataset(photos / "skovy_d6"), "train"):
+        image = read_image(item.path)
+        h, w = image.shape[:2]
+        yield False, image, [((0.08 * w, 0.08 * h, 0.92 * w, 0.92 * h), item.values[0])]
+
+
 def build(
     rng: np.random.Generator, synthetic_throws: int = 600, photos_too: bool = True
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -149,17 +166,12 @@ def build(
     ys: list[int] = []
     photos = shared_photos() if photos_too else None
     if photos is not None:
-        for item in iter_split(read_dataset(photos / "byler_d6"), "train"):
-            image = read_image(item.path)
-            boxes = [(b.x0, b.y0, b.x1, b.y1) for b in item.boxes or ()]
-            for b, box in zip(item.boxes or (), boxes, strict=True):
-                augmented(image, box, b.value, 32, rng, xs, ys)
-            negatives(image, boxes, 30, rng, xs, ys)
-        for item in iter_split(read_dataset(photos / "skovy_d6"), "train"):
-            image = read_image(item.path)
-            h, w = image.shape[:2]
-            box = (0.08 * w, 0.08 * h, 0.92 * w, 0.92 * h)
-            augmented(image, box, item.values[0], 16, rng, xs, ys)
+        for tray, image, labelled in training_photos(photos):
+            boxes = [box for box, _ in labelled]
+            for box, value in labelled:
+                augmented(image, box, value, 32 if tray else 16, rng, xs, ys)
+            if tray:
+                negatives(image, boxes, 30, rng, xs, ys)
     photo_crops = len(ys)
     looks = (*PALETTE, DieLook((200, 200, 200), (40, 40, 160), translucent=True), *MARBLED)
     for i in range(synthetic_throws):

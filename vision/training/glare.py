@@ -23,7 +23,7 @@ from pathlib import Path
 
 import numpy as np
 
-from vision.datasets import iter_split, read_dataset, shared_photos
+from vision.datasets import shared_photos
 from vision.render import MARBLED, PALETTE, DieLook, glare_spot, render_throw
 from vision.training import crops_set
 from vision.training.crops_set import (
@@ -31,7 +31,7 @@ from vision.training.crops_set import (
     augmented,
     class_of,
     negatives,
-    read_image,
+    training_photos,
     training_throw,
 )
 from vision.training.numbered import KINDS, NUMBERED
@@ -75,21 +75,16 @@ def photo_crops(
     ys: list,
     hardest: float = HARDNESS[1],
 ) -> None:
-    """Each training-half photo ``passes`` times with new spots, two crops of each die."""
-    for item in iter_split(read_dataset(photos / "byler_d6"), "train"):
-        image = read_image(item.path)
-        boxes = [(b.x0, b.y0, b.x1, b.y1) for b in item.boxes or ()]
-        for _ in range(passes):
+    """Each training-half photo ``passes`` times with new spots (skovy's crops a quarter
+    as often), two crops of each die."""
+    for tray, image, labelled in training_photos(photos):
+        boxes = [box for box, _ in labelled]
+        for _ in range(passes if tray else max(1, passes // 4)):
             lit = with_glare(image, boxes, rng, hardest)
-            for b, box in zip(item.boxes or (), boxes, strict=True):
-                augmented(lit, box, b.value, 2, rng, xs, ys)
-            negatives(lit, boxes, 2, rng, xs, ys)
-    for item in iter_split(read_dataset(photos / "skovy_d6"), "train"):
-        image = read_image(item.path)
-        h, w = image.shape[:2]
-        box = (0.08 * w, 0.08 * h, 0.92 * w, 0.92 * h)
-        for _ in range(max(1, passes // 4)):
-            augmented(with_glare(image, [box], rng, hardest), box, item.values[0], 2, rng, xs, ys)
+            for box, value in labelled:
+                augmented(lit, box, value, 2, rng, xs, ys)
+            if tray:
+                negatives(lit, boxes, 2, rng, xs, ys)
 
 
 def render_crops(throws: int, rng: np.random.Generator, xs: list, ys: list) -> None:
