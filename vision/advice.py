@@ -24,8 +24,8 @@ SPECK_SIZED = "speck-sized"  # a one-pip d6 or blank Fudge die far smaller than 
 JOINED_PIPS = "one die or two"  # a 1 and a die close beside it read again as one die (a dark
 # 2 on dark felt, vision.split_pips): asked, for two dice touching may look so too
 ON_ANOTHER = "a pip of another die"  # a 1 that may be a pip of the die read beside it
-ON_A_DIE = "on another die"  # a reading whose box lies on a larger die read or asked (a glare
-# spot or a pip found apart, vision.split_pips.nested), asked where that die is
+ON_A_DIE = "on another die"  # a reading lying on a larger die (a glare spot or a pip found
+# apart, vision.split_pips.nested): asked, unless a sure 1 on a die read surely (left out)
 DIM_PICTURE = "the picture is dim"  # read only once the dim frame was brightened: asked
 OTHER_SHAPE = "not the set's shape"  # a numbered die whose outline no taught face has: of
 # another type (a d5 among d20s of its colour: their numerals read alike), asked to confirm

@@ -15,6 +15,10 @@ them.  Where the face network is sure of a face other than 1 there, the reader
 asks for the two as that die ("confirm: 2?"), or, where the other reading reads
 that face already, for the 1 alone (a pip of it).  Asked, not taken: rendered
 dice of one colour touching with no seam between them look so too.
+
+A piece of a die may also be found inside the die's own box: a lamp's glare on
+a black die, or a pip, boxed alone and read "1".  :func:`nested` names the
+readings that lie on a larger one (the reader leaves them out or asks).
 """
 
 from __future__ import annotations
@@ -35,7 +39,8 @@ FLAT = 0.35  # the middle between them at most this steep (flat_between): one di
 # byler 0.60 and up (docs/vision.md, "One die's pips found as two dice")
 NESTED = 0.6  # a reading at most this share of another's box, its middle in that box, is
 # a part of that die: a lamp's glare on a black die, found apart, read a sure "1" (none
-# such in byler's, skovy's or the rendered goldens' readings; docs/vision.md, "Glare")
+# such in byler's, skovy's or the rendered goldens' readings; docs/vision.md, "A part of
+# a die found on it")
 _MIDDLE = 0.18  # the middle looked at: within this share of the pips' distance of it
 _AROUND = 0.6  # ... against the steepest part within this share (the pips' own edges)
 
