@@ -19,6 +19,7 @@ import cv2
 import numpy as np
 
 from vision.die_shape import HARMONICS, outline_shape
+from vision.readings import Box
 
 SHRINK = 4  # the frame is looked at this many times smaller (a die is still 8 px or more)
 TRAY_WINDOW = 0.3  # the median's window, a share of the frame's shorter side: over twice a
@@ -35,9 +36,6 @@ SQUARE = 0.02  # a blob's outline at least this square (its radius' 4th harmonic
 # without it: 0.000-0.008
 _SUM = np.ones((1, 3), np.float32)  # a colour's channels, summed (cv2.transform)
 _SLACK = 4  # pixels: a blob whose middle lies this close to a find's box is that find
-
-
-Box = tuple[float, float, float, float]
 
 
 def unfound_blobs(image: np.ndarray, finds: Sequence[Box]) -> list[Box]:

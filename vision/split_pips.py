@@ -29,7 +29,7 @@ from collections.abc import Sequence
 import cv2
 import numpy as np
 
-from vision.readings import ReadDie, centre, holds
+from vision.readings import Box, ReadDie, centre, holds
 
 JOINED = 0.9  # two 1s closer than this share of the frame's die size may be one die's
 # pips (a 2's pips lie about 0.7 of a side apart).  Rendered split 2s: 0.32-0.72 of the
@@ -43,9 +43,6 @@ NESTED = 0.6  # a reading at most this share of another's box, its middle in tha
 # a die found on it")
 _MIDDLE = 0.18  # the middle looked at: within this share of the pips' distance of it
 _AROUND = 0.6  # ... against the steepest part within this share (the pips' own edges)
-
-
-Box = tuple[float, float, float, float]
 
 
 def flat_between(image: np.ndarray, a: tuple[float, float], b: tuple[float, float]) -> float:

@@ -17,6 +17,7 @@ import numpy as np
 from vision import pixels
 from vision.crops import CROP_SIZE, crop_die
 from vision.datasets import iter_split, read_dataset, shared_photos
+from vision.readings import Box
 from vision.render import MARBLED, PALETTE, DieLook, ThrowSpec, render_throw
 
 NOT_A_DIE = 0
@@ -140,9 +141,6 @@ def training_throw(rng: np.random.Generator, dice, looks, **more) -> ThrowSpec: 
         looks=looks,
         **more,
     )
-
-
-Box = tuple[float, float, float, float]
 
 
 def training_photos(photos: Path) -> Iterator[tuple[bool, np.ndarray, list[tuple[Box, int]]]]:
