@@ -58,8 +58,8 @@ from vision.finder import (
 from vision.numbered_finds import camera_slant, one_per_body, telling_lean, within
 from vision.pixels import as_bgr8, brightened, dim_gain
 from vision.plain_faces import unfound_blobs
-from vision.readings import DieReading, ThrowReading, box_cut, by_edge, holds, int_box, near
-from vision.split_pips import nested, pip_pairs
+from vision.readings import Box, DieReading, ThrowReading, box_cut, by_edge, holds, int_box, near
+from vision.split_pips import nested, pip_pairs, unread_partners
 from vision.teach import SIDE, DieSet, FaceMatch, may_be_cocked
 from vision.teach_sets import DieSets, joined
 
@@ -293,26 +293,39 @@ class DiceReader:
         """``dice`` with each sure 1 that may be a pip of a die beside it (a dark 2 on dark
         felt, its pips found apart: vision/split_pips.py) asked to be confirmed, where the
         face network reads the two as one die surely: the 1 alone where the other reads that
-        die already, else the two as that one die."""
+        die already, else the two as that one die.  So too a sure 1 beside a spot like its
+        pip that no reading holds (the other pip of a 2, never boxed)."""
         done: set[int] = set()
         gone: set[int] = set()
         for i, j, box in pip_pairs(image, dice):
             if i in done or j in done:
                 continue
-            crop = crop_die(image, box, self.faces.size)
-            guess = self.faces.read([crop], "d6")[0]
-            if not _plain_sure(guess, self.sure) or guess.value == 1:
+            one = self._read_joined(image, box)
+            if one is None:
                 continue
             # asked, not taken: two dice touching with no seam between them look so too
-            if not dice[j].uncertain and dice[j].value == guess.value:
+            if not dice[j].uncertain and dice[j].value == one.value:
                 dice[i] = _asked(dice[i], ON_ANOTHER)
                 done.add(i)
             else:
-                one = self._die_reading(image, box, "d6", guess.value, guess.confidence, crop)
-                dice[i] = one if one.uncertain else _asked(one, JOINED_PIPS)
+                dice[i] = one
                 done |= {i, j}
                 gone.add(j)
-        return [d for k, d in enumerate(dice) if k not in gone]
+        kept = [d for k, d in enumerate(dice) if k not in gone]
+        for i, box in unread_partners(image, kept):
+            kept[i] = self._read_joined(image, box) or kept[i]
+        return kept
+
+    def _read_joined(self, image: np.ndarray, box: Box) -> DieReading | None:
+        """The die at ``box`` (a 1's pip and what lies beside it, read as one die) asked
+        ("one die or two"), where the face network reads it surely as a face other than 1;
+        else None."""
+        crop = crop_die(image, box, self.faces.size)
+        guess = self.faces.read([crop], "d6")[0]
+        if not _plain_sure(guess, self.sure) or guess.value == 1:
+            return None
+        one = self._die_reading(image, box, "d6", guess.value, guess.confidence, crop)
+        return one if one.uncertain else _asked(one, JOINED_PIPS)
 
     def _die_reading(
         self,

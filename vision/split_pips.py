@@ -16,6 +16,13 @@ asks for the two as that die ("confirm: 2?"), or, where the other reading reads
 that face already, for the 1 alone (a pip of it).  Asked, not taken: rendered
 dice of one colour touching with no seam between them look so too.
 
+The finder may also box one pip of a dark 2 with a little of the die around
+it and never find the other pip at all: a sure 1, with nothing read beside it.
+:func:`unread_partners` looks around each sure 1 for a spot like its pip (of
+its pip's shade and size, a 2's pip spacing off, inside no reading's box),
+with a flat face between them, and names the die the two may be, to be read
+again as that one die and asked, as above.
+
 A piece of a die may also be found inside the die's own box: a lamp's glare on
 a black die, or a pip, boxed alone and read "1".  :func:`nested` names the
 readings that lie on a larger one (the reader leaves them out or asks).
@@ -41,6 +48,10 @@ NESTED = 0.6  # a reading at most this share of another's box, its middle in tha
 # a part of that die: a lamp's glare on a black die, found apart, read a sure "1" (none
 # such in byler's, skovy's or the rendered goldens' readings; docs/vision.md, "A part of
 # a die found on it")
+PIP_SEEN = 20  # grey levels: a 1's pip fainter than this against its box is not looked
+# around for a partner (unread_partners)
+_PARTNER_NEAR = 0.3  # a partner spot at least this share of the frame's die size off the
+# 1's pip (a 2's pips lie about 0.7 apart), and under JOINED
 _MIDDLE = 0.18  # the middle looked at: within this share of the pips' distance of it
 _AROUND = 0.6  # ... against the steepest part within this share (the pips' own edges)
 
@@ -78,8 +89,7 @@ def pip_pairs(image: np.ndarray, dice: Sequence[ReadDie]) -> list[tuple[int, int
     may be, centred between them, of the frame's die size (or 1.4 times their distance,
     if more).  Closest pairs first; a reading may be in several (a speck beside a 2's pip
     lies closer to it than its other pip)."""
-    sides = [d.box[2] - d.box[0] for d in dice if d.die == "d6" and not d.uncertain]
-    frame_size = float(np.median(sides)) if len(sides) >= 2 else None
+    frame_size = _frame_size(dice)
     pairs = []
     for i, one in enumerate(dice):
         if one.die != "d6" or one.value != 1 or one.uncertain:
@@ -94,12 +104,93 @@ def pip_pairs(image: np.ndarray, dice: Sequence[ReadDie]) -> list[tuple[int, int
             if gap < JOINED * size:
                 pairs.append((gap, i, j, a, b, size))
     joined: list[tuple[int, int, Box]] = []
-    for gap, i, j, a, b, size in sorted(pairs):
+    for _gap, i, j, a, b, size in sorted(pairs):
         if flat_between(image, a, b) <= FLAT:
-            half = max(size, 1.4 * gap) / 2
-            mx, my = (a[0] + b[0]) / 2, (a[1] + b[1]) / 2
-            joined.append((i, j, (mx - half, my - half, mx + half, my + half)))
+            joined.append((i, j, _between(a, b, size)))
     return joined
+
+
+def unread_partners(image: np.ndarray, dice: Sequence[ReadDie]) -> list[tuple[int, Box]]:
+    """Pairs (i, box): a sure d6 "1" of ``dice`` (i) and the die ``box`` it may be a pip
+    of, where a spot like its pip lies beside it that no reading's box holds (the finder
+    boxed one pip of a 2 and missed the other): of the pip's shade (half its contrast with
+    the box or more) and 0.5-2 times its area, _PARTNER_NEAR to JOINED times the frame's
+    die size off it (pip_pairs' size), with a flat face between them (flat_between).  The
+    closest such spot; ``box`` as pip_pairs' is."""
+    size = _frame_size(dice)
+    joined: list[tuple[int, Box]] = []
+    for i, one in enumerate(dice):
+        if one.die != "d6" or one.value != 1 or one.uncertain:
+            continue
+        side = max(one.box[2] - one.box[0], one.box[3] - one.box[1])
+        spots = _pip_and_spots(image, one.box, size or side)
+        if spots is None:
+            continue
+        pip, others = spots
+        for spot in sorted(others, key=lambda p: math.dist(p, pip)):
+            unread = not any(holds(d.box, (*spot, *spot)) for d in dice)
+            if unread and flat_between(image, pip, spot) <= FLAT:
+                joined.append((i, _between(pip, spot, size or side)))
+                break
+    return joined
+
+
+def _pip_and_spots(
+    image: np.ndarray, box: tuple[int, int, int, int], size: float
+) -> tuple[tuple[float, float], list[tuple[float, float]]] | None:
+    """The middle of a 1's pip (the most unlike its box's median near the box's middle)
+    and those of the spots like it around it (see unread_partners), in frame pixels; None
+    where the pip is fainter than PIP_SEEN."""
+    x0, y0, x1, y1 = box
+    side = max(x1 - x0, y1 - y0)
+    cx, cy = centre(box)
+    reach = JOINED * size + side / 4
+    h, w = image.shape[:2]
+    a, b = int(max(0, cx - reach)), int(max(0, cy - reach))
+    c, d = int(min(w, cx + reach + 1)), int(min(h, cy + reach + 1))
+    grey = cv2.cvtColor(image[b:d, a:c], cv2.COLOR_BGR2GRAY).astype(np.float32)
+    near = cv2.GaussianBlur(grey, (0, 0), 1.0)  # the camera's noise
+    face = near[max(0, y0 - b) : y1 - b, max(0, x0 - a) : x1 - a]
+    q = max(2, round(side / 5))
+    mx, my = round(cx) - a, round(cy) - b
+    middle = near[max(0, my - q) : my + q + 1, max(0, mx - q) : mx + q + 1]
+    if face.size == 0 or middle.size == 0:
+        return None
+    base = float(np.median(face))
+    light = float(middle.max()) - base >= base - float(middle.min())
+    shade = (near - base) if light else (base - near)  # the pip's way from the face
+    window = shade[max(0, my - q) : my + q + 1, max(0, mx - q) : mx + q + 1]
+    peak = np.unravel_index(int(np.argmax(window)), middle.shape)
+    contrast = float(middle[peak]) - base if light else base - float(middle[peak])
+    if contrast < PIP_SEEN:
+        return None
+    marks = (shade > contrast / 2).astype(np.uint8)
+    count, labels, stats, middles = cv2.connectedComponentsWithStats(marks, connectivity=8)
+    own = labels[max(0, my - q) + peak[0], max(0, mx - q) + peak[1]]
+    area = stats[own, cv2.CC_STAT_AREA]
+    pip = (float(middles[own][0]) + a, float(middles[own][1]) + b)
+    spots = []
+    for k in range(1, count):
+        spot = (float(middles[k][0]) + a, float(middles[k][1]) + b)
+        if k != own and 0.5 * area <= stats[k, cv2.CC_STAT_AREA] <= 2 * area and (
+            _PARTNER_NEAR * size <= math.dist(pip, spot) < JOINED * size
+        ):  # fmt: skip
+            spots.append(spot)
+    return pip, spots
+
+
+def _frame_size(dice: Sequence[ReadDie]) -> float | None:
+    """The frame's die size: the median side of its sure d6s (two or more), else None."""
+    sides = [d.box[2] - d.box[0] for d in dice if d.die == "d6" and not d.uncertain]
+    return float(np.median(sides)) if len(sides) >= 2 else None
+
+
+def _between(a: tuple[float, float], b: tuple[float, float], size: float) -> Box:
+    """The die two pips ``a`` and ``b`` may be: centred between them, ``size`` across (or
+    1.4 times their distance, if more)."""
+    half = max(size, 1.4 * math.dist(a, b)) / 2
+    mx, my = (a[0] + b[0]) / 2, (a[1] + b[1]) / 2
+    return (mx - half, my - half, mx + half, my + half)
 
 
 def nested(dice: Sequence[ReadDie]) -> dict[int, int]:
