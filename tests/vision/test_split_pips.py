@@ -177,20 +177,38 @@ def test_dark_twos_on_dark_felt_are_asked_not_read_as_sure_ones(reader: DiceRead
     assert all(k == f"{JOINED_PIPS} 2" for k in seen if k.startswith(JOINED_PIPS)), seen
 
 
-def test_dark_twos_boxed_on_one_pip_are_asked_not_read_as_sure_ones(reader: DiceReader) -> None:
-    # black 2s on black felt whose finder box held one pip and no reading the other
-    # (40 throws of seed 16: 10 dice read sure 1s, 7 of them these; now 3.  In these 7
-    # throws: 7 sure 1s and 5 dice asked "2?" before, none and 11 now)
+def _black_on_black(reader: DiceReader, value: int, seed: int, ks: tuple[int, ...]) -> Counter[str]:
+    """What the reader makes of four black dice showing ``value`` on black felt, per
+    throw ``k`` of ``seed``: each reading on a die as "sure V" or "PROBLEM V"."""
     seen: Counter[str] = Counter()
-    for k in (2, 6, 17, 20, 26, 30, 32):
-        spec = ThrowSpec(dice=("d6",) * 4, values=(2,) * 4, looks=(PALETTE[1],), tray=(26, 26, 28))
-        throw = render_throw(spec, np.random.default_rng([16, k]))
+    for k in ks:
+        spec = ThrowSpec(
+            dice=("d6",) * 4, values=(value,) * 4, looks=(PALETTE[1],), tray=(26, 26, 28)
+        )
+        throw = render_throw(spec, np.random.default_rng([seed, k]))
         read = reader.read(throw.image, "d6").dice
         for die in throw.dice:
             for d in (d for d in read if holds(die.box, d.box)):
                 seen[f"sure {d.value}" if not d.uncertain else f"{d.problem} {d.value}"] += 1
+    return seen
+
+
+def test_dark_twos_boxed_on_one_pip_are_asked_not_read_as_sure_ones(reader: DiceReader) -> None:
+    # black 2s whose finder box held one pip and no reading the other (40 throws of seed
+    # 16: 10 dice read sure 1s, 7 of them these; now 3.  In these 7 throws: 7 sure 1s and
+    # 5 dice asked "2?" before, none and 11 now)
+    seen = _black_on_black(reader, 2, 16, (2, 6, 17, 20, 26, 30, 32))
     assert seen["sure 1"] == 0, seen
     assert seen[f"{JOINED_PIPS} 2"] >= 7, seen
+
+
+def test_dark_threes_boxed_on_their_pips_are_read_again_larger(reader: DiceReader) -> None:
+    # black 3s (seed 21) whose frame's sure dice are boxes on pips too, so the frame's die
+    # size is too small for the die a 1 and its partner may be: read again 1.3 times
+    # larger (these 2 throws: 2 sure 1s before, 2 dice asked "3?" now)
+    seen = _black_on_black(reader, 3, 21, (6, 29))
+    assert seen["sure 1"] == 0, seen
+    assert seen[f"{JOINED_PIPS} 3"] == 2, seen
 
 
 def test_the_advice_says_why_a_joined_die_is_asked() -> None:
