@@ -96,7 +96,7 @@ def edge_blur(grey: np.ndarray, boxes: Sequence[tuple[float, float, float, float
     strongest edges' contrast over their steepest slope, / sqrt(2 pi) (a step of contrast C
     blurred by a Gaussian of sigma s rises at most C / (s sqrt(2 pi)) a pixel).  A sharp
     edge measures about 1 (the pixels' own width); None where no die shows an edge.  Not
-    ``vision.reader.sharpness``, which judges one die per pixel of a 64-px view (its size
+    ``vision.sharpness.sharpness``, which judges one die per pixel of a 64-px view (its size
     taken out): what a camera's focus blurs is frame pixels, whatever the dice's size."""
     kernel = np.ones((2 * _EDGE_REACH + 1,) * 2, np.uint8)
     per_die = []

@@ -11,18 +11,15 @@ an error and never turned into a made-up value.
 from __future__ import annotations
 
 import functools
-import math
 import time
 from collections.abc import Iterable, Sequence
 from dataclasses import replace
 from pathlib import Path
 
-import cv2
 import numpy as np
 
 from vision.advice import (
     BLUR,
-    DIM_PICTURE,
     FOREIGN,
     JOINED_PIPS,
     LEANING,
@@ -30,7 +27,6 @@ from vision.advice import (
     NUMBERED_DIE,
     NUMBERED_UNTAUGHT,
     NUMERAL_BLURRED,
-    ON_A_DIE,
     ON_ANOTHER,
     OTHER_SHAPE,
     OUTLINE_UNSEEN,
@@ -55,6 +51,7 @@ from vision.finder import (
     log_ratio,
     most_changed,
 )
+from vision.frame_rules import asked, parts_left_out, plain_sure, with_dim_guesses
 from vision.numbered_finds import camera_slant, one_per_body, telling_lean, within
 from vision.pixels import as_bgr8, brightened, dim_gain
 from vision.plain_faces import unfound_blobs
@@ -65,11 +62,11 @@ from vision.readings import (
     box_cut,
     by_edge,
     centre,
-    holds,
     int_box,
     near,
 )
-from vision.split_pips import nested, pip_pairs, unread_partners
+from vision.sharpness import sharpness
+from vision.split_pips import pip_pairs, unread_partners
 from vision.teach import SIDE, DieSet, FaceMatch, may_be_cocked
 from vision.teach_sets import DieSets, joined
 
@@ -95,6 +92,7 @@ UNCHANGED_SCORE = 0.6  # a numbered die the picture dropped is read where the fi
 # 0.6; off dice 0.35-0.38)
 ON_ONE_DIE = 0.3  # a find the empty-tray picture dropped, this share of whose box (or of
 # the other's, the smaller) lies in a find kept, is on the same die
+CROP_INSET = 0.08  # a die's crop photo shows a little tray around the die on every side
 JOINED_GROWN = 1.3  # a 1 and what lies beside it read as one die: again this much larger
 # where not sure (black 3s on black felt, seed 21: 6 wrong -> 4; docs/vision.md, "One
 # die's pips found as two dice")
@@ -213,7 +211,7 @@ class DiceReader:
         # the light: 519 of 760 dice read, 7 wrong; brightened, 730 and 16 wrong)
         tray = None if empty_tray is None else brightened(empty_tray, gain)
         lit = self._read_once(brightened(image, gain), die, tray, earlier, leans, also, start)
-        dice = _with_dim_guesses(result.dice, lit.dice)
+        dice = with_dim_guesses(result.dice, lit.dice)
         ms = (time.perf_counter() - start) * 1000
         return ThrowReading(dice, ms, "" if dice else "no dice seen")
 
@@ -256,10 +254,10 @@ class DiceReader:
         guesses = self.faces.read(crops, "any" if either else die)
         dice = []
         for f, crop, guess in zip(found, crops, guesses, strict=True):
-            if id(f) in offered_ids and not _plain_sure(guess, self.sure):
+            if id(f) in offered_ids and not plain_sure(guess, self.sure):
                 continue  # a shadow, a speck or a fold of the felt, not a die
             if (
-                not f.new_at_edge and not _plain_sure(guess, self.sure)
+                not f.new_at_edge and not plain_sure(guess, self.sure)
                 and not box_cut(f.box, *image.shape[1::-1])
                 and outline_contrast(image, f.box) < OUTLINE_SEEN
             ):  # fmt: skip
@@ -295,10 +293,10 @@ class DiceReader:
             if reading.problem in (NUMBERED_DIE, NUMBERED_UNTAUGHT):
                 reading = replace(reading, die=NUMBERED_KIND)  # the advice named the d6 it is not
             dice.append(reading)
-        dice = _parts_left_out(dice)
+        dice = parts_left_out(dice)
         dice = self._joined(image, dice)
         small = speck_sized(dice, PIP_KINDS)  # see vision/debris.py
-        dice = [_asked(d, SPECK_SIZED) if lone else d for d, lone in zip(dice, small, strict=True)]
+        dice = [asked(d, SPECK_SIZED) if lone else d for d, lone in zip(dice, small, strict=True)]
         problem = "" if dice else "no dice seen"
         return ThrowReading(tuple(dice), (time.perf_counter() - start) * 1000, problem)
 
@@ -318,7 +316,7 @@ class DiceReader:
                 continue
             # asked, not taken: two dice touching with no seam between them look so too
             if not dice[j].uncertain and dice[j].value == one.value:
-                dice[i] = _asked(dice[i], ON_ANOTHER)
+                dice[i] = asked(dice[i], ON_ANOTHER)
                 done.add(i)
             else:
                 dice[i] = one
@@ -340,9 +338,9 @@ class DiceReader:
             around = (cx - half, cy - half, cx + half, cy + half)
             crop = crop_die(image, around, self.faces.size)
             guess = self.faces.read([crop], "d6")[0]
-            if _plain_sure(guess, self.sure) and guess.value != 1:
+            if plain_sure(guess, self.sure) and guess.value != 1:
                 one = self._die_reading(image, around, "d6", guess.value, guess.confidence, crop)
-                return one if one.uncertain else _asked(one, JOINED_PIPS)
+                return one if one.uncertain else asked(one, JOINED_PIPS)
         return None
 
     def _die_reading(
@@ -547,7 +545,7 @@ class DiceReader:
         """The face network's reading of ``crop`` as a pip die (d6 or dF), where it is sure of
         it (PIPS_SEEN) and sees no problem; else None."""
         guess = self.faces.read([crop], "any")[0]
-        return guess if _plain_sure(guess, PIPS_SEEN) else None
+        return guess if plain_sure(guess, PIPS_SEEN) else None
 
     def _pips(self, image: np.ndarray, box: tuple[float, float, float, float]) -> bool:
         """Whether the face network surely sees a pip die's face (d6 or dF) at ``box``: a
@@ -577,93 +575,3 @@ class DiceReader:
             kind, value, conf, (0, 0, w, h), image, uncertain, advice, colour, problem, offered
         )
         return ThrowReading((reading,), (time.perf_counter() - start) * 1000)
-
-
-def sharpness(image: np.ndarray, box: tuple[float, float, float, float]) -> float:
-    """How steep the die's outline is: the steepest grey gradient around the die (its
-    99th percentile, per pixel of a 64-px view of the box and a quarter of it around)
-    over the view's grey range (2nd to 98th percentile).  About 0.3–0.7 in focus."""
-    x0, y0, x1, y1 = box
-    pad = max(x1 - x0, y1 - y0) / 4
-    h, w = image.shape[:2]
-    a, b = int(max(0, x0 - pad)), int(max(0, y0 - pad))
-    c, d = int(min(w, x1 + pad)), int(min(h, y1 + pad))
-    if c - a < 4 or d - b < 4:
-        return 1.0  # too little to tell: not called blurred
-    part = cv2.cvtColor(image[b:d, a:c], cv2.COLOR_BGR2GRAY).astype(np.float32)
-    grey = cv2.resize(part, (64, 64), interpolation=cv2.INTER_AREA)
-    gx = cv2.Sobel(grey, cv2.CV_32F, 1, 0, ksize=3) / 8
-    gy = cv2.Sobel(grey, cv2.CV_32F, 0, 1, ksize=3) / 8
-    low, high = _percentiles(grey, (2, 98))
-    (steep,) = _percentiles(cv2.magnitude(gx, gy), (99,))
-    return steep / max(high - low, 1.0)
-
-
-def _percentiles(values: np.ndarray, qs: tuple[float, ...]) -> list[float]:
-    """``np.percentile(values, qs)`` (linear between ranks), from one partial sort: the
-    sharpness test, run for every sure numbered die, takes 0.13 ms a die with it against
-    0.30 with ``np.percentile``."""
-    flat = values.ravel()
-    ranks = [q / 100 * (flat.size - 1) for q in qs]
-    below = [math.floor(r) for r in ranks]
-    kth = sorted({k for b in below for k in (b, min(b + 1, flat.size - 1))})
-    part = np.partition(flat, kth)
-    return [
-        float(part[b]) + (r - b) * (float(part[min(b + 1, flat.size - 1)]) - float(part[b]))
-        for r, b in zip(ranks, below, strict=True)
-    ]
-
-
-CROP_INSET = 0.08  # a die's crop photo shows a little tray around the die on every side
-
-
-def _asked(reading: DieReading, problem: str) -> DieReading:
-    """``reading`` asked to be confirmed, for ``problem``."""
-    colour = colour_name(reading.crop)
-    advice = advice_for(reading.die, reading.value, reading.confidence, colour, False, problem)
-    return replace(reading, uncertain=True, problem=problem, colour=colour, advice=advice)
-
-
-def _parts_left_out(dice: list[DieReading]) -> list[DieReading]:
-    """``dice`` less the glare spots and pips found apart from the die they lie on
-    (vision.split_pips.nested): a sure "1" on a die read surely is left out; any other
-    reading on a die is asked ("on another die"), for the die it lies on may be a box
-    round two dice, and a reading asked for a reason of its own keeps that reason."""
-    on = nested(dice)
-    kept = []
-    for k, d in enumerate(dice):
-        if k in on:
-            spot = d.die == "d6" and d.value == 1 and not d.uncertain
-            if spot and not dice[on[k]].uncertain:
-                continue
-            if not d.uncertain or not d.problem:
-                d = _asked(d, ON_A_DIE)
-        kept.append(d)
-    return kept
-
-
-def _with_dim_guesses(
-    dice: Sequence[DieReading], lit: Sequence[DieReading]
-) -> tuple[DieReading, ...]:
-    """A dim frame's readings ``dice``, with those of the frame brightened (``lit``) where
-    they read a die the frame as it is did not (none there, or no face), asked to be
-    confirmed ("the picture is dim"); a sure die the two read as different faces is
-    asked too."""
-    out = list(dice)
-    for reading in lit:
-        here = [k for k, d in enumerate(out) if holds(d.box, reading.box)]
-        guess = reading if reading.uncertain else _asked(reading, DIM_PICTURE)
-        if not here:
-            out.append(guess)
-        elif len(here) == 1 and reading.value is not None:
-            seen = out[here[0]]
-            if seen.value is None:
-                out[here[0]] = guess
-            elif not seen.uncertain and seen.value != reading.value:
-                out[here[0]] = _asked(seen, DIM_PICTURE)  # read two ways: not sure
-    return tuple(out)
-
-
-def _plain_sure(guess: FaceGuess, sure: float) -> bool:
-    """Whether the face network reads a die surely, with no problem."""
-    return bool(guess.die) and not guess.problem and guess.confidence >= sure

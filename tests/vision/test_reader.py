@@ -18,10 +18,11 @@ from vision.faces import MODELS, FaceClassifier, ModelError
 from vision.finder import DieFinder
 from vision.frames import CameraError, ImageFolder, OpenCVCapture, Picamera2Source, Replay
 from vision.pixels import DIM_TOP, LIFT_TO, FrameError, brightened, dim_gain
-from vision.reader import DiceReader, _percentiles
+from vision.reader import DiceReader
 from vision.readings import encode_crop, holds
 from vision.render import MARBLED, PALETTE, ThrowSpec, render_settling, render_throw
 from vision.settle import SettleDetector, lies_unmoved, unmoved_dice
+from vision.sharpness import percentiles
 
 
 @pytest.fixture(scope="module")
@@ -650,12 +651,12 @@ def test_the_synthetic_set_can_be_thrown_on_a_tray_of_ones_choosing(
     assert main([*args, "20,20,300"]) == 2
 
 
-def test_percentiles_from_one_partial_sort_are_numpy_s() -> None:
+def testpercentiles_from_one_partial_sort_are_numpy_s() -> None:
     """The sharpness test's percentiles (taken from one partial sort) are numpy's linear
     percentiles, on images of every size down to one pixel."""
     rng = np.random.default_rng(3)
     for side in (1, 2, 7, 64):
         grey = (rng.random((side, side)) * 255).astype(np.float32)
         np.testing.assert_allclose(
-            _percentiles(grey, (2, 50, 98, 99)), np.percentile(grey, (2, 50, 98, 99)), rtol=1e-6
+            percentiles(grey, (2, 50, 98, 99)), np.percentile(grey, (2, 50, 98, 99)), rtol=1e-6
         )
