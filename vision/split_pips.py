@@ -19,7 +19,7 @@ dice of one colour touching with no seam between them look so too.
 The finder may also box one pip of a dark 2 with a little of the die around
 it and never find the other pip at all: a sure 1, with nothing read beside it.
 :func:`unread_partners` looks around each sure 1 for a spot like its pip (of
-its pip's shade and size, a 2's pip spacing off, inside no reading's box),
+its pip's shade and size, a 2's pip spacing off, inside no sure reading's box),
 with a flat face between them, and names the die the two may be, to be read
 again as that one die and asked, as above.
 
@@ -112,11 +112,12 @@ def pip_pairs(image: np.ndarray, dice: Sequence[ReadDie]) -> list[tuple[int, int
 
 def unread_partners(image: np.ndarray, dice: Sequence[ReadDie]) -> list[tuple[int, Box]]:
     """Pairs (i, box): a sure d6 "1" of ``dice`` (i) and the die ``box`` it may be a pip
-    of, where a spot like its pip lies beside it that no reading's box holds (the finder
-    boxed one pip of a 2 and missed the other): of the pip's shade (half its contrast with
-    the box or more) and 0.5-2 times its area, _PARTNER_NEAR to JOINED times the frame's
-    die size off it (pip_pairs' size), with a flat face between them (flat_between).  The
-    closest such spot; ``box`` as pip_pairs' is."""
+    of, where a spot like its pip lies beside it that no sure reading's box holds (the
+    finder boxed one pip of a 2 and missed the other, or boxed it unsure): of the pip's
+    shade (half its contrast with the box or more) and 0.5-2 times its area,
+    _PARTNER_NEAR to JOINED times the frame's die size off it (pip_pairs' size), with a
+    flat face between them (flat_between).  The closest such spot; ``box`` as pip_pairs'
+    is."""
     size = _frame_size(dice)
     joined: list[tuple[int, Box]] = []
     for i, one in enumerate(dice):
@@ -128,7 +129,8 @@ def unread_partners(image: np.ndarray, dice: Sequence[ReadDie]) -> list[tuple[in
             continue
         pip, others = spots
         for spot in sorted(others, key=lambda p: math.dist(p, pip)):
-            unread = not any(holds(d.box, (*spot, *spot)) for d in dice)
+            # a sure reading's pip is that die's; an unsure reading may be a piece of this one
+            unread = not any(holds(d.box, (*spot, *spot)) for d in dice if not d.uncertain)
             if unread and flat_between(image, pip, spot) <= FLAT:
                 joined.append((i, _between(pip, spot, size or side)))
                 break

@@ -110,8 +110,11 @@ def test_a_sure_one_pairs_with_an_unread_pip_beside_it_on_a_flat_face() -> None:
     x0, y0, x1, y1 = found[0][1]  # the die they may be: centred between the two pips
     assert ((x0 + x1) / 2, (y0 + y1) / 2) == pytest.approx((100.0, 100.0), abs=0.5)
     assert x1 - x0 == pytest.approx(60.0)
-    # the other pip inside a reading's box: pip_pairs' to pair, not this
-    assert unread_partners(image, [one, _Seen(None, (105, 105, 125, 125), True), *dice]) == []
+    # the other pip inside a sure reading's box is that die's; inside an unsure one's, it
+    # may still be this die's
+    assert unread_partners(image, [one, _Seen(4, (105, 105, 165, 165)), *dice]) == []
+    unsure = _Seen(None, (105, 105, 125, 125), uncertain=True)
+    assert [i for i, _ in unread_partners(image, [one, unsure, *dice])] == [0]
     # an unsure 1, or one of another die type: not looked around
     assert unread_partners(image, [_Seen(1, one.box, uncertain=True), *dice]) == []
     assert unread_partners(image, [_Seen(1, one.box, die="dF"), *dice]) == []
@@ -195,7 +198,7 @@ def _black_on_black(reader: DiceReader, value: int, seed: int, ks: tuple[int, ..
 
 def test_dark_twos_boxed_on_one_pip_are_asked_not_read_as_sure_ones(reader: DiceReader) -> None:
     # black 2s whose finder box held one pip and no reading the other (40 throws of seed
-    # 16: 10 dice read sure 1s, 7 of them these; now 3.  In these 7 throws: 7 sure 1s and
+    # 16: 10 dice read sure 1s, 7 of them these; now 1.  In these 7 throws: 7 sure 1s and
     # 5 dice asked "2?" before, none and 11 now)
     seen = _black_on_black(reader, 2, 16, (2, 6, 17, 20, 26, 30, 32))
     assert seen["sure 1"] == 0, seen
