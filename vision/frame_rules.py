@@ -15,7 +15,7 @@ from vision.advice import DIM_PICTURE, ON_A_DIE, advice_for
 from vision.colour import colour_name
 from vision.faces import FaceGuess
 from vision.readings import DieReading, holds
-from vision.split_pips import nested
+from vision.split_pips import ONE_NESTED, nested
 
 
 def asked(reading: DieReading, problem: str) -> DieReading:
@@ -29,16 +29,20 @@ def parts_left_out(dice: list[DieReading]) -> list[DieReading]:
     """``dice`` less the glare spots and pips found apart from the die they lie on
     (vision.split_pips.nested): a sure "1" on a die read surely is left out; any other
     reading on a die is asked ("on another die"), for the die it lies on may be a box
-    round two dice, and a reading asked for a reason of its own keeps that reason."""
+    round two dice, and a reading asked for a reason of its own keeps that reason.  A
+    sure 1 a little larger (up to ONE_NESTED of the box its middle lies in) is asked."""
     on = nested(dice)
+    near = nested(dice, ONE_NESTED)
     kept = []
     for k, d in enumerate(dice):
+        spot = d.die == "d6" and d.value == 1 and not d.uncertain
         if k in on:
-            spot = d.die == "d6" and d.value == 1 and not d.uncertain
             if spot and not dice[on[k]].uncertain:
                 continue
             if not d.uncertain or not d.problem:
                 d = asked(d, ON_A_DIE)
+        elif spot and k in near:
+            d = asked(d, ON_A_DIE)  # a pip of it, or a die at its box's edge: not left out
         kept.append(d)
     return kept
 

@@ -48,6 +48,9 @@ NESTED = 0.6  # a reading at most this share of another's box, its middle in tha
 # a part of that die: a lamp's glare on a black die, found apart, read a sure "1" (none
 # such in byler's, skovy's or the rendered goldens' readings; docs/vision.md, "A part of
 # a die found on it")
+ONE_NESTED = 0.75  # a sure 1 up to this share of another reading's box, its middle in it,
+# may be a pip of that die too: asked, not left out (real dice touching lie up to 0.75
+# inside each other's boxes: byler's; black 2s read a sure 2 and a sure 1 lay at 0.60-0.65)
 PIP_SEEN = 20  # grey levels: a 1's pip fainter than this against its box is not looked
 # around for a partner (unread_partners)
 _PARTNER_NEAR = 0.3  # a partner spot at least this share of the frame's die size off the
@@ -195,10 +198,10 @@ def _between(a: tuple[float, float], b: tuple[float, float], size: float) -> Box
     return (mx - half, my - half, mx + half, my + half)
 
 
-def nested(dice: Sequence[ReadDie]) -> dict[int, int]:
+def nested(dice: Sequence[ReadDie], share: float = NESTED) -> dict[int, int]:
     """Readings of ``dice`` (one frame's) that lie on another die, each to the one it lies
-    on: its middle in that one's box, its box at most NESTED times that one's (a glare spot
-    or a pip of that die, found as a die of its own). A sure die first."""
+    on: its middle in that one's box, its box at most ``share`` times that one's (a glare
+    spot or a pip of that die, found as a die of its own). A sure die first."""
 
     def area(box: Box) -> float:
         return (box[2] - box[0]) * (box[3] - box[1])
@@ -208,7 +211,7 @@ def nested(dice: Sequence[ReadDie]) -> dict[int, int]:
     for i, part in enumerate(dice):
         for j in order:
             whole = dice[j]
-            if j != i and holds(whole.box, part.box) and area(part.box) <= NESTED * area(whole.box):
+            if j != i and holds(whole.box, part.box) and area(part.box) <= share * area(whole.box):
                 inner[i] = j
                 break
     return inner

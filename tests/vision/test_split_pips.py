@@ -17,7 +17,16 @@ from vision.advice import JOINED_PIPS, ON_A_DIE, ON_ANOTHER, advice_for
 from vision.reader import DiceReader
 from vision.readings import holds
 from vision.render import PALETTE, ThrowSpec, render_throw
-from vision.split_pips import FLAT, JOINED, NESTED, flat_between, nested, pip_pairs, unread_partners
+from vision.split_pips import (
+    FLAT,
+    JOINED,
+    NESTED,
+    ONE_NESTED,
+    flat_between,
+    nested,
+    pip_pairs,
+    unread_partners,
+)
 
 FELT, BODY, PIP = 30, 40, 230  # greys of a dark felt, a dark die and its light pips
 
@@ -171,23 +180,29 @@ def test_dark_twos_on_dark_felt_are_asked_not_read_as_sure_ones(reader: DiceRead
         throw = render_throw(spec, np.random.default_rng([32, k]))
         for d in reader.read(throw.image, "d6").dice:
             seen[f"sure {d.value}" if not d.uncertain else f"{d.problem} {d.value}"] += 1
-    # measured: 27 sure 1s before (each a pip of a 2, boxed alone), now 6; 35 sure 2s before
-    # and after; 11 dice asked "2?" as one die, 7 pips asked beside the 2 they belong to
+    # measured: 27 sure 1s before (each a pip of a 2, boxed alone), 6 in session 32, 1 now;
+    # 35 sure 2s before and after; 14 dice asked "2?" as one die, 5 pips asked beside or
+    # on the 2 they belong to
     assert seen["sure 1"] <= 10, seen
     assert seen["sure 2"] >= 30, seen
     assert seen[f"{JOINED_PIPS} 2"] >= 8, seen
-    assert seen[f"{ON_ANOTHER} 1"] >= 4, seen
+    assert seen[f"{ON_ANOTHER} 1"] + seen[f"{ON_A_DIE} 1"] >= 4, seen
     assert all(k == f"{JOINED_PIPS} 2" for k in seen if k.startswith(JOINED_PIPS)), seen
 
 
-def _black_on_black(reader: DiceReader, value: int, seed: int, ks: tuple[int, ...]) -> Counter[str]:
-    """What the reader makes of four black dice showing ``value`` on black felt, per
-    throw ``k`` of ``seed``: each reading on a die as "sure V" or "PROBLEM V"."""
+def _black_on_black(
+    reader: DiceReader,
+    value: int,
+    seed: int,
+    ks: tuple[int, ...],
+    felt: tuple[int, int, int] = (26, 26, 28),
+) -> Counter[str]:
+    """What the reader makes of four black dice showing ``value`` on a dark felt (black,
+    unless ``felt``), per throw ``k`` of ``seed``: each reading on a die as "sure V" or
+    "PROBLEM V"."""
     seen: Counter[str] = Counter()
     for k in ks:
-        spec = ThrowSpec(
-            dice=("d6",) * 4, values=(value,) * 4, looks=(PALETTE[1],), tray=(26, 26, 28)
-        )
+        spec = ThrowSpec(dice=("d6",) * 4, values=(value,) * 4, looks=(PALETTE[1],), tray=felt)
         throw = render_throw(spec, np.random.default_rng([seed, k]))
         read = reader.read(throw.image, "d6").dice
         for die in throw.dice:
@@ -212,6 +227,22 @@ def test_dark_threes_boxed_on_their_pips_are_read_again_larger(reader: DiceReade
     seen = _black_on_black(reader, 3, 21, (6, 29))
     assert seen["sure 1"] == 0, seen
     assert seen[f"{JOINED_PIPS} 3"] == 2, seen
+
+
+def test_a_sure_one_a_little_smaller_than_the_die_it_lies_on_is_asked(
+    reader: DiceReader,
+) -> None:
+    # black 2s on dark blue felt (seed 63) read a sure 2 and, in a box 0.60-0.65 of its
+    # own with its middle in it, a sure 1: too large to be left out as a part of it (real
+    # dice touching lie so), so asked (these 2 throws: 2 sure 1s before, none now)
+    one_in_two = _Seen(1, (92, 41, 138, 87))  # seed 63, throw 6, as read
+    two = _Seen(2, (78, 15, 135, 72))
+    assert nested([two, one_in_two]) == {}
+    assert nested([two, one_in_two], ONE_NESTED) == {1: 0}
+    seen = _black_on_black(reader, 2, 63, (6, 33), felt=(60, 40, 20))
+    assert seen["sure 1"] == 0, seen
+    assert seen[f"{ON_A_DIE} 1"] == 2, seen
+    assert seen["sure 2"] >= 6, seen
 
 
 def test_the_advice_says_why_a_joined_die_is_asked() -> None:
