@@ -27,6 +27,9 @@ ON_ANOTHER = "a pip of another die"  # a 1 that may be a pip of the die read bes
 ON_A_DIE = "on another die"  # a reading lying on a larger die (a glare spot or a pip found
 # apart, vision.split_pips.nested): asked, unless a sure 1 on a die read surely (left out)
 DIM_PICTURE = "the picture is dim"  # read only once the dim frame was brightened: asked
+WIDER_READ = "read otherwise wider"  # a sure d6 that a box 1.3 times as large reads surely as
+# another face: the finder's box may hold its pips alone (a die the felt's colour), and pips
+# at a crop's edge are taken for a side face's (vision/reader.py, _looked_wider): asked
 OTHER_SHAPE = "not the set's shape"  # a numbered die whose outline no taught face has: of
 # another type (a d5 among d20s of its colour: their numerals read alike), asked to confirm
 
@@ -46,6 +49,7 @@ _WHY_CONFIRM = {  # why a die is asked to be confirmed, where its problem says (
     ON_ANOTHER: "it may be a pip of the die beside it, read already",
     ON_A_DIE: "it lies on another die, perhaps a reflection or a pip of it",
     DIM_PICTURE: "the picture is dim; light over the tray reads it for sure",
+    WIDER_READ: "a wider look at it reads another face",
 }
 
 
@@ -99,7 +103,7 @@ def confirming(value: int | None, confidence: float, cut: bool, problem: str) ->
         value is not None and confidence >= LIKELY and not cut
         and problem in (
             "", TRAY_COLOURED, LEANING, NUMERAL_BLURRED, OTHER_SHAPE, OUTLINE_UNSEEN,
-            SPECK_SIZED, JOINED_PIPS, ON_ANOTHER, ON_A_DIE, DIM_PICTURE,
+            SPECK_SIZED, JOINED_PIPS, ON_ANOTHER, ON_A_DIE, DIM_PICTURE, WIDER_READ,
         )
     )  # fmt: skip
 

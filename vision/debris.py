@@ -62,6 +62,35 @@ def outline_contrast(image: np.ndarray, box: tuple[float, float, float, float]) 
     return math.sqrt(outline / max(tray, 1.0))
 
 
+def face_against_tray(image: np.ndarray, box: tuple[float, float, float, float]) -> float:
+    """How far the colour of a die's face at ``box`` (the median of the box's middle 60%)
+    lies from that just round the box (the median of the square 1.5 times as large, less
+    the box), in BGR grey levels, on a 30-px view.  Small where the box holds the pips of
+    a die the felt's colour alone: rendered black 6s on black felt boxed on their pips
+    4.9-23.5; byler's sure dice 9.7 at the 1st percentile, 196 at the median (6% under
+    25).  About 0.07 ms a die."""
+    view = crop_die(image, box, _FACE_VIEW, margin=1.5)
+    inner, edge = _FACE_VIEW / 1.5, (_FACE_VIEW - _FACE_VIEW / 1.5) / 2  # the box in the view
+    lo, hi = round(edge + 0.2 * inner), round(edge + 0.8 * inner)
+    inside = _middle_value(view[lo:hi, lo:hi].reshape(-1, 3)).astype(np.float64)
+    return float(np.linalg.norm(inside - _middle_value(view[_AROUND_BOX])))
+
+
+def _middle_value(pixels: np.ndarray) -> np.ndarray:
+    """Each channel's median of N × 3 ``pixels`` (the upper one of an even count): one
+    partial sort, a third of ``np.median``'s time."""
+    half = len(pixels) // 2
+    return np.partition(pixels, half, axis=0)[half]
+
+
+_FACE_VIEW = 30  # face_against_tray's view: the box 1.5 times as large, this many pixels
+_AROUND_BOX = np.ones((_FACE_VIEW, _FACE_VIEW), bool)  # the view less the box
+_AROUND_BOX[
+    round(_FACE_VIEW / 6) : round(5 * _FACE_VIEW / 6),
+    round(_FACE_VIEW / 6) : round(5 * _FACE_VIEW / 6),
+] = False
+
+
 def _quantile(values: np.ndarray, q: float) -> float:
     """``values``' ``q`` quantile (the nearest rank below: one partial sort)."""
     k = int(q * (values.size - 1))

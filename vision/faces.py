@@ -96,15 +96,15 @@ class FaceClassifier:
                 p[:, into] += p[:, extra]
         return p[:, : len(CLASSES)]
 
-    def probabilities(self, crops: list[np.ndarray]) -> np.ndarray:
+    def probabilities(self, crops: list[np.ndarray], turns: bool = True) -> np.ndarray:
         """N × len(CLASSES) class probabilities, FOLDED classes counted in theirs (fewer
         columns for an older network).  A crop the first look is not sure of is read
         again at three more quarter turns and the four answers averaged (most crops
-        need one look, which keeps a frame of many dice fast)."""
+        need one look, which keeps a frame of many dice fast), unless not ``turns``."""
         if not crops:
             return np.zeros((0, len(CLASSES)))
         p = self._forward(crops)
-        unsure = np.flatnonzero(p.max(axis=1) < self.recheck)
+        unsure = np.flatnonzero(p.max(axis=1) < self.recheck if turns else np.zeros(len(p), bool))
         if len(unsure):
             turned = [
                 np.ascontiguousarray(np.rot90(crops[i], k)) for i in unsure for k in (1, 2, 3)
@@ -114,7 +114,7 @@ class FaceClassifier:
         return p
 
     def read(
-        self, crops: list[np.ndarray], die: str = "any", *, cocked: bool = True
+        self, crops: list[np.ndarray], die: str = "any", *, cocked: bool = True, turns: bool = True
     ) -> list[FaceGuess]:
         """The face of each crop.  A problem (cocked, impossible pips) is named when the
         network gives it PROBLEM_AT or more; otherwise the face's confidence is its share
@@ -123,7 +123,8 @@ class FaceClassifier:
         weight together: real d10s and d20s thrown among d6s were read a sure pip face
         with cocked and numbered at 0.31-0.49 together, where 1 of 1,477 sure real d6s
         (byler) has 0.3 or more (docs/vision.md).  ``cocked=False`` for a close-up a
-        person took: its own angle makes every die look tilted."""
+        person took: its own angle makes every die look tilted.  ``turns=False``: one
+        look only, never the quarter turns (a second look that only checks a reading)."""
         if die not in ALLOWED:
             raise ValueError(f"pip reading knows d6 and dF, not {die!r}")
         allowed = [c for c in ALLOWED[die] if c < self.classes and (cocked or c != COCKED)]
@@ -131,7 +132,7 @@ class FaceClassifier:
         odd = [k for k, c in enumerate(allowed) if c in PROBLEM]
         faces = [k for k in plain if allowed[k] in VALUE]
         guesses = []
-        for p in self.probabilities(crops):
+        for p in self.probabilities(crops, turns):
             q = p[allowed]
             q = q / q.sum()
             face = allowed[faces[int(np.argmax(q[faces]))]]

@@ -18,11 +18,15 @@ from vision.readings import DieReading, holds
 from vision.split_pips import ONE_NESTED, nested
 
 
-def asked(reading: DieReading, problem: str) -> DieReading:
-    """``reading`` asked to be confirmed, for ``problem``."""
+def asked(reading: DieReading, problem: str, runner_up: int | None = None) -> DieReading:
+    """``reading`` asked to be confirmed, for ``problem`` (``runner_up``: another face to
+    offer beside its own)."""
     colour = colour_name(reading.crop)
-    advice = advice_for(reading.die, reading.value, reading.confidence, colour, False, problem)
-    return replace(reading, uncertain=True, problem=problem, colour=colour, advice=advice)
+    advice = advice_for(
+        reading.die, reading.value, reading.confidence, colour, False, problem, runner_up
+    )
+    reading = replace(reading, uncertain=True, problem=problem, colour=colour, advice=advice)
+    return reading if runner_up is None else replace(reading, runner_up=runner_up)
 
 
 def parts_left_out(dice: list[DieReading]) -> list[DieReading]:

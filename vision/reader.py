@@ -32,12 +32,13 @@ from vision.advice import (
     OUTLINE_UNSEEN,
     SPECK_SIZED,
     TRAY_COLOURED,
+    WIDER_READ,
     advice_for,
     offered_runner_up,
 )
 from vision.colour import colour_name
 from vision.crops import crop_die
-from vision.debris import OUTLINE_SEEN, outline_contrast, speck_sized
+from vision.debris import OUTLINE_SEEN, face_against_tray, outline_contrast, speck_sized
 from vision.faces import ALLOWED, FaceClassifier, FaceGuess
 from vision.finder import (
     LIGHT_MOVED,
@@ -93,6 +94,10 @@ UNCHANGED_SCORE = 0.6  # a numbered die the picture dropped is read where the fi
 ON_ONE_DIE = 0.3  # a find the empty-tray picture dropped, this share of whose box (or of
 # the other's, the smaller) lies in a find kept, is on the same die
 CROP_INSET = 0.08  # a die's crop photo shows a little tray around the die on every side
+WIDER_LOOK = 1.3  # a sure d6 whose face hardly differs from what lies round its box (under
+FACE_LIKE_TRAY = 30  # this, face_against_tray) is read again in a box WIDER_LOOK times as
+# large: another face read surely there is asked (docs/vision.md, "One die's pips found as
+# two dice")
 JOINED_GROWN = 1.3  # a 1 and what lies beside it read as one die: again this much larger
 # where not sure (black 3s on black felt, seed 21: 6 wrong -> 4; docs/vision.md, "One
 # die's pips found as two dice")
@@ -297,6 +302,7 @@ class DiceReader:
         dice = self._joined(image, dice)
         small = speck_sized(dice, PIP_KINDS)  # see vision/debris.py
         dice = [asked(d, SPECK_SIZED) if lone else d for d, lone in zip(dice, small, strict=True)]
+        dice = self._looked_wider(image, dice)
         problem = "" if dice else "no dice seen"
         return ThrowReading(tuple(dice), (time.perf_counter() - start) * 1000, problem)
 
@@ -326,6 +332,30 @@ class DiceReader:
         for i, box in unread_partners(image, kept):
             kept[i] = self._read_joined(image, box) or kept[i]
         return kept
+
+    def _looked_wider(self, image: np.ndarray, dice: list[DieReading]) -> list[DieReading]:
+        """``dice`` with each sure d6 that a box WIDER_LOOK times as large about its middle
+        reads surely as another face asked, both faces offered: the finder's box may hold a
+        die's pips alone (its body the felt's colour), and the face network takes pips at
+        a crop's edge for a side face's (black 6s on black felt read "3", one row)."""
+        sure = [
+            k for k, d in enumerate(dice) if d.die == "d6" and not d.uncertain
+            and face_against_tray(image, d.box) < FACE_LIKE_TRAY
+        ]  # fmt: skip
+        if not sure:
+            return dice
+        crops = []
+        for k in sure:
+            (cx, cy), box = centre(dice[k].box), dice[k].box
+            half = max(box[2] - box[0], box[3] - box[1]) * WIDER_LOOK / 2
+            crops.append(crop_die(image, (cx - half, cy - half, cx + half, cy + half),
+                                  self.faces.size))  # fmt: skip
+        out = list(dice)
+        # one look each (no quarter turns): it only checks, and a frame of many dice stays fast
+        for k, guess in zip(sure, self.faces.read(crops, "d6", turns=False), strict=True):
+            if plain_sure(guess, self.sure) and guess.value != dice[k].value:
+                out[k] = asked(dice[k], WIDER_READ, guess.value)
+        return out
 
     def _read_joined(self, image: np.ndarray, box: Box) -> DieReading | None:
         """The die at ``box`` (a 1's pip and what lies beside it, read as one die) asked

@@ -1,6 +1,6 @@
 """One die's pips found as two dice (a dark 2 on dark felt): asked to be confirmed as the
 one die they are, not read as two sure 1s, while two real dice showing 1 side by side stay
-two (vision/split_pips.py)."""
+two (vision/split_pips.py); and a dark die boxed on its pips alone, read again wider."""
 
 from __future__ import annotations
 
@@ -13,8 +13,9 @@ import numpy as np
 import pytest
 
 from tests.vision import needs_photos, photos_of
-from vision.advice import JOINED_PIPS, ON_A_DIE, ON_ANOTHER, advice_for
-from vision.reader import DiceReader
+from vision.advice import JOINED_PIPS, ON_A_DIE, ON_ANOTHER, WIDER_READ, advice_for
+from vision.debris import face_against_tray
+from vision.reader import FACE_LIKE_TRAY, DiceReader
 from vision.readings import holds
 from vision.render import PALETTE, ThrowSpec, render_throw
 from vision.split_pips import (
@@ -245,6 +246,23 @@ def test_a_sure_one_a_little_smaller_than_the_die_it_lies_on_is_asked(
     assert seen["sure 2"] >= 6, seen
 
 
+def test_black_sixes_boxed_on_their_pips_are_looked_at_wider(reader: DiceReader) -> None:
+    # black 6s on black felt (seed 75): the finder's box held the pips alone, and the face
+    # network read the crop "3" surely (the pips at its edges taken for a side face's);
+    # a box 1.3 times as large reads 6 (these 3 throws: 3 sure 3s before, now asked "3 or 6?")
+    seen = _black_on_black(reader, 6, 75, (9, 13, 24))
+    assert seen["sure 3"] == 0, seen
+    assert seen[f"{WIDER_READ} 3"] == 3, seen
+    # and the face of each lies close to what is round its box, unlike a die on a far
+    # lighter tray (byler's: 196 at the median)
+    spec = ThrowSpec(dice=("d6",) * 4, values=(6,) * 4, looks=(PALETTE[1],), tray=(26, 26, 28))
+    throw = render_throw(spec, np.random.default_rng([75, 13]))
+    assert face_against_tray(throw.image, (499, 290, 532, 323)) < FACE_LIKE_TRAY
+    light = ThrowSpec(dice=("d6",) * 4, values=(6,) * 4, looks=(PALETTE[1],), tray=(228, 228, 226))
+    lit = render_throw(light, np.random.default_rng([75, 13]))
+    assert all(face_against_tray(lit.image, d.box) > 3 * FACE_LIKE_TRAY for d in lit.dice)
+
+
 def test_the_advice_says_why_a_joined_die_is_asked() -> None:
     assert advice_for("d6", 2, 0.95, "black", False, JOINED_PIPS) == (
         "confirm: 2? (the black d6: it was first taken for two dice; if there are two, "
@@ -252,6 +270,9 @@ def test_the_advice_says_why_a_joined_die_is_asked() -> None:
     )
     assert advice_for("d6", 1, 0.9, "black", False, ON_ANOTHER) == (
         "confirm: 1? (the black d6: it may be a pip of the die beside it, read already)"
+    )
+    assert advice_for("d6", 3, 0.9, "black", False, WIDER_READ, 6) == (
+        "confirm: 3 or 6? (the black d6: a wider look at it reads another face)"
     )
 
 
