@@ -258,6 +258,9 @@ def test_black_sixes_boxed_on_their_pips_are_looked_at_wider(reader: DiceReader)
     spec = ThrowSpec(dice=("d6",) * 4, values=(6,) * 4, looks=(PALETTE[1],), tray=(26, 26, 28))
     throw = render_throw(spec, np.random.default_rng([75, 13]))
     assert face_against_tray(throw.image, (499, 290, 532, 323)) < FACE_LIKE_TRAY
+    wider = [d for d in reader.read(throw.image, "d6").dice if d.problem == WIDER_READ]
+    assert [(d.value, d.runner_up) for d in wider] == [(3, 6)]  # both faces offered
+    assert wider[0].advice.startswith("confirm: 3 or 6? ")
     light = ThrowSpec(dice=("d6",) * 4, values=(6,) * 4, looks=(PALETTE[1],), tray=(228, 228, 226))
     lit = render_throw(light, np.random.default_rng([75, 13]))
     assert all(face_against_tray(lit.image, d.box) > 3 * FACE_LIKE_TRAY for d in lit.dice)
