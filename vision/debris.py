@@ -67,8 +67,8 @@ def face_against_tray(image: np.ndarray, box: tuple[float, float, float, float])
     lies from that just round the box (the median of the square 1.5 times as large, less
     the box), in BGR grey levels, on a 30-px view.  Small where the box holds the pips of
     a die the felt's colour alone: rendered black 6s on black felt boxed on their pips
-    4.9-23.5; byler's sure dice 9.7 at the 1st percentile, 196 at the median (6% under
-    25).  About 0.07 ms a die."""
+    3.7-25.6; byler's sure dice 9.2 at the 1st percentile, 194 at the median (6% under
+    25: white dice on the light tray).  About 0.07-0.13 ms a die."""
     view = crop_die(image, box, _FACE_VIEW, margin=1.5)
     inner, edge = _FACE_VIEW / 1.5, (_FACE_VIEW - _FACE_VIEW / 1.5) / 2  # the box in the view
     lo, hi = round(edge + 0.2 * inner), round(edge + 0.8 * inner)

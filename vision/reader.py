@@ -94,10 +94,11 @@ UNCHANGED_SCORE = 0.6  # a numbered die the picture dropped is read where the fi
 ON_ONE_DIE = 0.3  # a find the empty-tray picture dropped, this share of whose box (or of
 # the other's, the smaller) lies in a find kept, is on the same die
 CROP_INSET = 0.08  # a die's crop photo shows a little tray around the die on every side
-WIDER_LOOK = 1.3  # a sure d6 whose face hardly differs from what lies round its box (under
-FACE_LIKE_TRAY = 30  # this, face_against_tray) is read again in a box WIDER_LOOK times as
-# large: another face read surely there is asked (docs/vision.md, "One die's pips found as
-# two dice")
+FACE_LIKE_TRAY = 30  # a sure d6 whose face lies under this from the colour round its box
+# (face_against_tray: boxes on a black 6's pips alone 3.7-25.6, byler's dice 9.2 at the 1st
+# percentile, 194 at the median) is read again in a box WIDER_LOOK times as large ...
+WIDER_LOOK = 1.3  # ... and asked where that reads another face surely (docs/vision.md,
+# "One die's pips found as two dice")
 JOINED_GROWN = 1.3  # a 1 and what lies beside it read as one die: again this much larger
 # where not sure (black 3s on black felt, seed 21: 6 wrong -> 4; docs/vision.md, "One
 # die's pips found as two dice")
@@ -334,10 +335,11 @@ class DiceReader:
         return kept
 
     def _looked_wider(self, image: np.ndarray, dice: list[DieReading]) -> list[DieReading]:
-        """``dice`` with each sure d6 that a box WIDER_LOOK times as large about its middle
-        reads surely as another face asked, both faces offered: the finder's box may hold a
-        die's pips alone (its body the felt's colour), and the face network takes pips at
-        a crop's edge for a side face's (black 6s on black felt read "3", one row)."""
+        """``dice`` with each sure d6 whose face is near the colour round its box (under
+        FACE_LIKE_TRAY) and which a box WIDER_LOOK times as large about its middle reads
+        surely as another face asked, both faces offered: the finder's box may hold a die's
+        pips alone (its body the felt's colour), and the face network takes pips at a
+        crop's edge for a side face's (black 6s on black felt read "3", one row)."""
         sure = [
             k for k, d in enumerate(dice) if d.die == "d6" and not d.uncertain
             and face_against_tray(image, d.box) < FACE_LIKE_TRAY
