@@ -104,8 +104,8 @@ class FaceClassifier:
         if not crops:
             return np.zeros((0, len(CLASSES)))
         p = self._forward(crops)
-        unsure = np.flatnonzero(p.max(axis=1) < self.recheck if turns else np.zeros(len(p), bool))
-        if len(unsure):
+        unsure = np.flatnonzero(p.max(axis=1) < self.recheck)
+        if turns and len(unsure):
             turned = [
                 np.ascontiguousarray(np.rot90(crops[i], k)) for i in unsure for k in (1, 2, 3)
             ]

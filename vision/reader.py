@@ -65,6 +65,7 @@ from vision.readings import (
     centre,
     int_box,
     near,
+    square,
 )
 from vision.sharpness import sharpness
 from vision.split_pips import pip_pairs, unread_partners
@@ -348,10 +349,9 @@ class DiceReader:
             return dice
         crops = []
         for k in sure:
-            (cx, cy), box = centre(dice[k].box), dice[k].box
-            half = max(box[2] - box[0], box[3] - box[1]) * WIDER_LOOK / 2
-            crops.append(crop_die(image, (cx - half, cy - half, cx + half, cy + half),
-                                  self.faces.size))  # fmt: skip
+            box = dice[k].box
+            wider = square(centre(box), max(box[2] - box[0], box[3] - box[1]) * WIDER_LOOK)
+            crops.append(crop_die(image, wider, self.faces.size))
         out = list(dice)
         # one look each (no quarter turns): it only checks, and a frame of many dice stays fast
         for k, guess in zip(sure, self.faces.read(crops, "d6", turns=False), strict=True):
@@ -364,10 +364,8 @@ class DiceReader:
         ("one die or two"), where the face network reads it surely as a face other than 1;
         else None.  Read again JOINED_GROWN times as large where it is not sure: the
         frame's die size comes from its sure dice, which may be boxes on pips too."""
-        cx, cy = centre(box)
         for grown in (1.0, JOINED_GROWN):
-            half = (box[2] - box[0]) * grown / 2
-            around = (cx - half, cy - half, cx + half, cy + half)
+            around = square(centre(box), (box[2] - box[0]) * grown)
             crop = crop_die(image, around, self.faces.size)
             guess = self.faces.read([crop], "d6")[0]
             if plain_sure(guess, self.sure) and guess.value != 1:

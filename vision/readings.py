@@ -129,6 +129,12 @@ def centre(box: tuple[float, float, float, float]) -> tuple[float, float]:
     return (box[0] + box[2]) / 2, (box[1] + box[3]) / 2
 
 
+def square(middle: tuple[float, float], side: float) -> Box:
+    """The square box ``side`` across about ``middle``."""
+    half = side / 2
+    return (middle[0] - half, middle[1] - half, middle[0] + half, middle[1] + half)
+
+
 def holds(box: tuple[float, float, float, float], inner: tuple[float, float, float, float]) -> bool:
     """Whether ``box`` holds the middle of ``inner``."""
     x, y = centre(inner)

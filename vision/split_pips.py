@@ -36,7 +36,7 @@ from collections.abc import Sequence
 import cv2
 import numpy as np
 
-from vision.readings import Box, ReadDie, centre, holds
+from vision.readings import Box, ReadDie, centre, holds, square
 
 JOINED = 0.9  # two 1s closer than this share of the frame's die size may be one die's
 # pips (a 2's pips lie about 0.7 of a side apart).  Rendered split 2s: 0.32-0.72 of the
@@ -193,9 +193,7 @@ def _frame_size(dice: Sequence[ReadDie]) -> float | None:
 def _between(a: tuple[float, float], b: tuple[float, float], size: float) -> Box:
     """The die two pips ``a`` and ``b`` may be: centred between them, ``size`` across (or
     1.4 times their distance, if more)."""
-    half = max(size, 1.4 * math.dist(a, b)) / 2
-    mx, my = (a[0] + b[0]) / 2, (a[1] + b[1]) / 2
-    return (mx - half, my - half, mx + half, my + half)
+    return square(((a[0] + b[0]) / 2, (a[1] + b[1]) / 2), max(size, 1.4 * math.dist(a, b)))
 
 
 def nested(dice: Sequence[ReadDie], share: float = NESTED) -> dict[int, int]:

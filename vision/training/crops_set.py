@@ -20,6 +20,8 @@ from vision.datasets import iter_split, read_dataset, shared_photos
 from vision.readings import Box
 from vision.render import MARBLED, PALETTE, DieLook, ThrowSpec, render_throw
 
+# the rendered dice's looks: the palette, a translucent one and the marbled ones
+TRAINING_LOOKS = (*PALETTE, DieLook((200, 200, 200), (40, 40, 160), translucent=True), *MARBLED)
 NOT_A_DIE = 0
 FUDGE = {-1: 7, 0: 8, 1: 9}
 COCKED = 10
@@ -171,11 +173,10 @@ def build(
             if tray:
                 negatives(image, boxes, 30, rng, xs, ys)
     photo_crops = len(ys)
-    looks = (*PALETTE, DieLook((200, 200, 200), (40, 40, 160), translucent=True), *MARBLED)
     for i in range(synthetic_throws):
         kinds = ("d6", "dF") if i % 3 else ("d6",)
         dice = tuple(rng.choice(kinds) for _ in range(rng.integers(1, 9)))
-        throw = render_throw(training_throw(rng, dice, looks, impossible=0.12), rng)
+        throw = render_throw(training_throw(rng, dice, TRAINING_LOOKS, impossible=0.12), rng)
         boxes = [d.box for d in throw.dice]
         for d in throw.dice:
             if d.partly_outside:

@@ -24,10 +24,11 @@ from pathlib import Path
 import numpy as np
 
 from vision.datasets import shared_photos
-from vision.render import MARBLED, PALETTE, DieLook, glare_spot, render_throw
+from vision.render import glare_spot, render_throw
 from vision.training import crops_set
 from vision.training.crops_set import (
     CLASSES,
+    TRAINING_LOOKS,
     augmented,
     class_of,
     negatives,
@@ -88,12 +89,13 @@ def photo_crops(
 
 
 def render_crops(throws: int, rng: np.random.Generator, xs: list, ys: list) -> None:
-    looks = (*PALETTE, DieLook((200, 200, 200), (40, 40, 160), translucent=True), *MARBLED)
     for _ in range(throws):
         pips = [str(rng.choice(("d6", "d6", "dF"))) for _ in range(rng.integers(1, 7))]
         numbered = [str(rng.choice(KINDS)) for _ in range(rng.integers(0, 2))]
         glare = float(rng.uniform(*OPACITY))
-        spec = training_throw(rng, tuple(pips + numbered), looks, glare=glare, impossible=0.05)
+        spec = training_throw(
+            rng, tuple(pips + numbered), TRAINING_LOOKS, glare=glare, impossible=0.05
+        )
         throw = render_throw(spec, rng)
         for die in throw.dice:
             if die.partly_outside:
