@@ -27,6 +27,8 @@ OUTLINE_SEEN = 2.5  # a die's outline stands out from the tray's texture at leas
 LONE_MARK = 0.5  # a sure one-pip d6 or blank Fudge die under this share of the median side
 # of the frame's sure pip dice is asked (speck_sized).  Rendered dice among debris: specks
 # read surely 6 -> 3 of d6s, 6 -> 2 of dFs; on clean trays no die asked (at 0.6, one dF)
+SIZED = 0.6  # readings at least this share of the second largest one's side give the frame's
+# die size (as the finder's DIE_SIZED): specks are 0.17-0.38 of a die's
 LONE_MARK_FACES = (("d6", 1), ("dF", 0))  # a face with one mark or none: what a speck looks like
 _VIEW = 64  # pixels: the square looked at, twice the box's side
 _BLUR = 0.75  # view pixels: the tray's grain and the camera's noise smoothed away
@@ -99,13 +101,18 @@ def _quantile(values: np.ndarray, q: float) -> float:
 
 def speck_sized(dice: Sequence[ReadDie], kinds: Sequence[str]) -> list[bool]:
     """Which of ``dice`` (one frame's readings) are sure one-pip d6s or blank Fudge dice
-    under LONE_MARK times the median side of the frame's sure dice of ``kinds``: the finder
-    boxes a light speck on a dark felt alone, and it is then such a face, a die's size
-    smaller than the dice around it (its own edge passes :func:`outline_contrast`)."""
-    sides = [d.box[2] - d.box[0] for d in dice if not d.uncertain and d.die in kinds]
+    under LONE_MARK times the frame's die size: the finder boxes a light speck on a dark
+    felt alone, and it is then such a face, a die's size smaller than the dice around it
+    (its own edge passes :func:`outline_contrast`).  The frame's die size is the median
+    side of its readings of ``kinds`` with a face (sure or asked) at least SIZED times the
+    second largest: where specks are read sure and the dice asked (black Fudge dice on
+    black felt), the sure readings' median was a speck's."""
+    sides = [d.box[2] - d.box[0] for d in dice if d.die in kinds and d.value is not None]
     if len(sides) < 2:
         return [False] * len(dice)
-    least = LONE_MARK * float(np.median(sides))
+    # the second largest: one reading boxed far too large (two touching dice) sets no size
+    sized = [side for side in sides if side >= SIZED * sorted(sides)[-2]]
+    least = LONE_MARK * float(np.median(sized))
     return [
         not d.uncertain and (d.die, d.value) in LONE_MARK_FACES and d.box[2] - d.box[0] < least
         for d in dice
