@@ -24,8 +24,8 @@ OUTLINE_SEEN = 2.5  # a die's outline stands out from the tray's texture at leas
 # (outline_contrast).  Rendered debris the face network read surely: 99 of 106 under it
 # (1.6-2.5); byler's 1,470 dice read right: 2.7 and up; rendered black dice on black felt
 # 1.5 and up, asked to be confirmed (docs/vision.md, "Debris on the tray")
-LONE_MARK = 0.5  # a sure one-pip d6 or blank Fudge die under this share of the median side
-# of the frame's sure pip dice is asked (speck_sized).  Rendered dice among debris: specks
+LONE_MARK = 0.5  # a sure one-pip d6 or blank Fudge die under this share of the frame's die
+# size is asked (speck_sized).  Rendered dice among debris: specks
 # read surely 6 -> 3 of d6s, 6 -> 2 of dFs; on clean trays no die asked (at 0.6, one dF)
 SIZED = 0.6  # readings at least this share of the second largest one's side give the frame's
 # die size (as the finder's DIE_SIZED): specks are 0.17-0.38 of a die's
