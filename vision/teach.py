@@ -392,7 +392,9 @@ class DieSet:
             again = locate(closer, margin * CLOSER, split)
             if again is not None:
                 leading = {v for scores in (ink, both) for v, _ in _ranked(scores)[:2]}
-                more = bank.best(Marks.of(closer, again, self._polarity), leading)
+                # the die has not moved: the leading faces' views are compared where they
+                # fit it before, within a pixel, not searched for afresh (docs/vision.md)
+                more = bank.best(Marks.of(closer, again, self._polarity), leading, found)
                 ink = {v: (s + more.ink[v]) / 2 if v in more.ink else s for v, s in ink.items()}
                 both = {v: (s + more.both[v]) / 2 if v in more.both else s for v, s in both.items()}
         value, score, second, sure, runner = _surest(ink, both)

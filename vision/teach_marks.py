@@ -365,6 +365,15 @@ class _Squares:
         return self._best(self._normalised(posed, dots, views), seeds)
 
 
+class Posed(NamedTuple):
+    """Where a taught view fit a die best: its pose (turn, scale), its square's shift (x, y,
+    view pixels) and its score there."""
+
+    at: tuple[float, float]
+    shift: tuple[int, int]
+    score: float
+
+
 class Best(NamedTuple):
     """What :meth:`Bank.best` found for the closest faces."""
 
@@ -373,6 +382,7 @@ class Best(NamedTuple):
     placed: dict[int, tuple[float, float]]  # where its best view's numeral lies off the
     # body's middle (die sizes), turned and scaled as the query's numeral is: where a flat
     # die showing that face has it
+    posed: dict[int, Posed]  # each view compared at full resolution: where it fit best
 
 
 class Bank:
@@ -402,11 +412,13 @@ class Bank:
     def __len__(self) -> int:
         return len(self.values)
 
-    def best(self, query: Marks, only: set[int] | None = None) -> Best:
+    def best(self, query: Marks, only: set[int] | None = None, near: Best | None = None) -> Best:
         """The closest taught faces' best normalised cross-correlations with ``query`` over
         their views, −1..1 (the REFINE closest, or the faces ``only``): of the ink alone,
         and the mean of the ink's and its detail's (see :meth:`_fine_scores`); and where
-        each face's numeral would lie on the query were it that face, flat."""
+        each face's numeral would lie on the query were it that face, flat.  ``near``: what
+        an earlier look at the same die found; the faces ``only`` are then compared where
+        their views fit it (within a pixel), not searched for afresh."""
         if self._stacked is None:  # frequency × RADII × taught views
             self._stacked = np.ascontiguousarray(np.stack(self._spectra, axis=-1)[:FREQS])
             self._squares = {
@@ -423,6 +435,13 @@ class Bank:
                 np.pad(views, (0, most - len(views)), constant_values=len(self.values))
                 for views in self._views_of.values()
             ])  # fmt: skip
+        if only is not None and near is not None:
+            known = {n: fit for n, fit in near.posed.items() if self.values[n] in only}
+            if {self.values[n] for n in known} == only:
+                prior = np.full(len(self.values) + 1, -np.inf)
+                prior[list(known)] = [fit.score for fit in known.values()]
+                return self._fine(query, only, {n: [fit.at] for n, fit in known.items()},
+                                  {n: fit.shift for n, fit in known.items()}, prior)  # fmt: skip
         count = len(self.values)
         chosen = (
             np.arange(count) if only is None
@@ -476,14 +495,26 @@ class Bank:
             # a coarse pixel is COARSE view pixels: the fine stage looks within one of there
             seed_of = {n: (int(moved[n, pick[n], 0]) * COARSE, int(moved[n, pick[n], 1]) * COARSE)
                        for n in views_of_only if tried[n, pick[n]] > -1.0}  # fmt: skip
-        # stage 2, fine, for the closest faces: their likeliest views at their pose(s), all
-        # at once; then each face's best view nudged finer than the first stage's grid, and
-        # compared by its ink's detail at the pose found (both where the ink's best shift is)
+        return self._fine(query, only, poses, seed_of, prior)
+
+    def _fine(
+        self,
+        query: Marks,
+        only: set[int],
+        poses: dict[int, list[tuple[float, float]]],
+        seed_of: dict[int, tuple[int, int]],
+        prior: np.ndarray,
+    ) -> Best:
+        """Stage 2, fine, for the faces ``only``: their likeliest views (by ``prior``) of
+        those with ``poses``, at those poses (within a pixel of the shift ``seed_of`` gives,
+        where it does), all at once; then each face's best view nudged finer than the
+        first stage's grid, and compared by its ink's detail at the pose found (both where
+        the ink's best shift is)."""
         faces = list(only)
         likeliest = {
             value: views[np.argsort(-prior[views], kind="stable")[:FINE_VIEWS]].tolist()
             for value in faces
-            for views in (self._views_of[value],)
+            for views in (np.array([n for n in self._views_of[value].tolist() if n in poses]),)
         }
         rows = [(n, at, seed_of.get(n)) for value in faces for n in likeliest[value]
                 for at in poses[n]]  # fmt: skip
@@ -520,7 +551,8 @@ class Bank:
         }
         ink = {value: max(scores[n] for n in likeliest[value]) for value in faces}
         placed = {value: self._placed(n, best_at[n]) for value, n in best_view.items()}
-        return Best(ink, both, placed)
+        posed = {n: Posed(best_at[n], best_shift[n], scores[n]) for n in scores}
+        return Best(ink, both, placed, posed)
 
     def _placed(self, view: int, pose: tuple[float, float]) -> tuple[float, float]:
         """Where ``view``'s numeral lies off its body's middle, turned and scaled by ``pose``
