@@ -63,12 +63,13 @@ from vision.readings import (
     box_cut,
     by_edge,
     centre,
+    holds,
     int_box,
     near,
     square,
 )
 from vision.sharpness import sharpness
-from vision.split_pips import pip_pairs, unread_partners
+from vision.split_pips import pip_pairs, pips_in_line, unread_partners
 from vision.teach import SIDE, DieSet, FaceMatch, may_be_cocked
 from vision.teach_sets import DieSets, joined
 
@@ -320,7 +321,9 @@ class DiceReader:
         felt, its pips found apart: vision/split_pips.py) asked to be confirmed, where the
         face network reads the two as one die surely: the 1 alone where the other reads that
         die already, else the two as that one die.  So too a sure 1 beside a spot like its
-        pip that no reading holds (the other pip of a 2, never boxed)."""
+        pip that no reading holds (the other pip of a 2, never boxed), and a sure 1 in line
+        with two spots like its pip (a 3's pips boxed apart: the 3 read once, its other
+        sure 1s asked as pips of it)."""
         done: set[int] = set()
         gone: set[int] = set()
         for i, j, box in pip_pairs(image, dice):
@@ -340,6 +343,15 @@ class DiceReader:
         kept = [d for k, d in enumerate(dice) if k not in gone]
         for i, box in unread_partners(image, kept):
             kept[i] = self._read_joined(image, box) or kept[i]
+        threes: list[Box] = []  # a 3's pips boxed apart: the die read once, its other 1s asked
+        for i, box in pips_in_line(image, kept):
+            if kept[i].uncertain:
+                continue
+            if any(holds(three, box) for three in threes):
+                kept[i] = asked(kept[i], ON_ANOTHER)
+            elif (joined := self._read_joined(image, box)) is not None:
+                kept[i] = joined
+                threes.append(joined.box)
         return kept
 
     def _looked_wider(self, image: np.ndarray, dice: list[DieReading]) -> list[DieReading]:

@@ -23,6 +23,12 @@ its pip's shade and size, a 2's pip spacing off, inside no sure reading's box),
 with a flat face between them, and names the die the two may be, to be read
 again as that one die and asked, as above.
 
+A black 3's pips may be boxed apart too, each read a sure 1 (or one beside an
+unsure 3), with the 3's middle pip between them, so the face between is not
+flat: :func:`pips_in_line` looks around each sure 1 for a 3's diagonal (its pip
+and two spots like it, in line, evenly spaced, closer than two dice's pips can
+be) and names the 3, to be read again and asked, as above.
+
 A piece of a die may also be found inside the die's own box: a lamp's glare on
 a black die, or a pip, boxed alone and read "1".  :func:`nested` names the
 readings that lie on a larger one (the reader leaves them out or asks).
@@ -55,6 +61,12 @@ PIP_SEEN = 20  # grey levels: a 1's pip fainter than this against its box is not
 # around for a partner (unread_partners)
 _PARTNER_NEAR = 0.3  # a partner spot at least this share of the frame's die size off the
 # 1's pip (a 2's pips lie about 0.7 apart), and under JOINED
+_LINE_NEAR = 0.15  # spots looked at for pips_in_line: at least this share of the die size off
+IN_LINE = 0.1  # ... and of three, one this near (a share of the ends' distance) their middle
+LINE_STEP = 0.47  # ... each this share of the die size or less from the next: a 3's are
+# 0.30-0.42 (its side is 0.7-1 of its box's); a real 1's pip lies 0.7 of a side or more
+# from a pip of a die beside it, 0.5 of the die size or more
+THREE_SPAN = 1.2  # a 3's side over its corner pips' distance (about 0.85 of a side apart)
 _MIDDLE = 0.18  # the middle looked at: within this share of the pips' distance of it
 _AROUND = 0.6  # ... against the steepest part within this share (the pips' own edges)
 
@@ -140,8 +152,51 @@ def unread_partners(image: np.ndarray, dice: Sequence[ReadDie]) -> list[tuple[in
     return joined
 
 
+def pips_in_line(image: np.ndarray, dice: Sequence[ReadDie]) -> list[tuple[int, Box]]:
+    """Pairs (i, box): a sure d6 "1" of ``dice`` (i) whose pip lies in line with two spots
+    like it (:func:`_pip_and_spots`), evenly spaced (one of the three midway between the
+    other two, within IN_LINE of their distance) and under LINE_STEP times the frame's
+    die size from each other: a 3's diagonal, its pips boxed apart (a black 3 on black
+    felt).  A real 1 has no other pip on its face, and a pip of a die beside it lies
+    farther off.  No flat face is asked for between them: at a 3's spacing the middle
+    that flat_between looks at takes in the pips' own edges.  ``box``: the 3, centred on
+    the middle one, of the frame's die size (or THREE_SPAN times the ends' distance, if
+    more)."""
+    size = _frame_size(dice)
+    found: list[tuple[int, Box]] = []
+    for i, one in enumerate(dice):
+        if one.die != "d6" or one.value != 1 or one.uncertain:
+            continue
+        side = max(one.box[2] - one.box[0], one.box[3] - one.box[1])
+        spots = _pip_and_spots(image, one.box, size or side, _LINE_NEAR)
+        if spots is None:
+            continue
+        pip, others = spots
+        line = _in_line(pip, others, size or side)
+        if line is not None:
+            middle, span = line
+            found.append((i, square(middle, max(size or side, THREE_SPAN * span))))
+    return found
+
+
+def _in_line(
+    pip: tuple[float, float], spots: list[tuple[float, float]], size: float
+) -> tuple[tuple[float, float], float] | None:
+    """The middle point and the ends' distance of the first three evenly spaced points in
+    line, ``pip`` one of them, neighbours under LINE_STEP times ``size`` apart; None where
+    no three are."""
+    for k, s in enumerate(spots):
+        for t in spots[k + 1 :]:
+            for m, (p, q) in ((pip, (s, t)), (s, (pip, t)), (t, (pip, s))):
+                span = math.dist(p, q)
+                half = ((p[0] + q[0]) / 2, (p[1] + q[1]) / 2)
+                if math.dist(m, half) <= IN_LINE * span and span / 2 < LINE_STEP * size:
+                    return m, span
+    return None
+
+
 def _pip_and_spots(
-    image: np.ndarray, box: tuple[int, int, int, int], size: float
+    image: np.ndarray, box: tuple[int, int, int, int], size: float, least: float = _PARTNER_NEAR
 ) -> tuple[tuple[float, float], list[tuple[float, float]]] | None:
     """The middle of a 1's pip (the most unlike its box's median near the box's middle)
     and those of the spots like it around it (see unread_partners), in frame pixels; None
@@ -178,7 +233,7 @@ def _pip_and_spots(
     for k in range(1, count):
         spot = (float(middles[k][0]) + a, float(middles[k][1]) + b)
         if k != own and 0.5 * area <= stats[k, cv2.CC_STAT_AREA] <= 2 * area and (
-            _PARTNER_NEAR * size <= math.dist(pip, spot) < JOINED * size
+            least * size <= math.dist(pip, spot) < JOINED * size
         ):  # fmt: skip
             spots.append(spot)
     return pip, spots

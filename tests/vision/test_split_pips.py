@@ -26,6 +26,7 @@ from vision.split_pips import (
     flat_between,
     nested,
     pip_pairs,
+    pips_in_line,
     unread_partners,
 )
 
@@ -138,6 +139,48 @@ def test_a_sure_one_pairs_with_an_unread_pip_beside_it_on_a_flat_face() -> None:
     seam[70:130, 99:101] = FELT - 15
     seam[99:101, 70:130] = FELT - 15
     assert unread_partners(_done(seam), [one, *dice]) == []
+
+
+def test_a_sure_one_in_line_with_two_pips_like_it_is_named_a_three() -> None:
+    three = _felt()
+    three[70:130, 70:130] += BODY - FELT  # a 60-px die showing 3, a corner pip boxed alone
+    for k in (82, 100, 118):
+        _pip(three, k, k)
+    image = _done(three)
+    dice = [_Seen(6, (140, 140, 200, 200)), _Seen(5, (0, 140, 60, 200))]  # the frame's dice
+    for boxed in ((67, 67, 97, 97), (85, 85, 115, 115)):  # a corner pip; the middle one
+        found = pips_in_line(image, [_Seen(1, boxed), *dice])
+        assert [i for i, _ in found] == [0]
+        x0, y0, x1, y1 = found[0][1]  # the 3, centred on its middle pip, about its size
+        assert ((x0 + x1) / 2, (y0 + y1) / 2) == pytest.approx((100.0, 100.0), abs=0.5)
+        assert x1 - x0 == pytest.approx(61.1, abs=1.0)
+    # a real 1 with pips of dice beside it in line: a die's side apart, too far for a 3's
+    ones = _felt()
+    for x in (10, 70, 130):
+        ones[70:130, x : x + 60] += BODY - FELT
+    _pip(ones, 100, 100)  # the 1
+    _pip(ones, 55, 100)  # the middle row pips of a 6 on the left and of one on the right
+    _pip(ones, 145, 100)
+    assert pips_in_line(_done(ones), [_Seen(1, (70, 70, 130, 130)), *dice]) == []
+    # out of line, or unevenly spaced: no 3
+    bent = _felt()
+    bent[70:130, 70:130] += BODY - FELT
+    for x, y in ((82, 82), (100, 100), (118, 100)):
+        _pip(bent, x, y)
+    assert pips_in_line(_done(bent), [_Seen(1, (67, 67, 97, 97)), *dice]) == []
+    # an unsure 1 is not looked around
+    assert pips_in_line(image, [_Seen(1, (67, 67, 97, 97), uncertain=True), *dice]) == []
+
+
+def test_black_threes_whose_pips_are_boxed_apart_are_asked_not_read_as_sure_ones(
+    reader: DiceReader,
+) -> None:
+    # black 3s on black felt (seed 21) whose pips the finder boxed apart, read sure 1s
+    # beside the 3 unsure or asked: one die asked "3?" now, its other 1s asked too (seeds
+    # 21-24, 160 throws: 9 sure wrong before, none now; 560 right, 561 now)
+    seen = _black_on_black(reader, 3, 21, (11, 15, 38))
+    assert seen["sure 1"] == 0, seen
+    assert seen[f"{JOINED_PIPS} 3"] >= 3, seen
 
 
 def test_a_reading_on_a_die_much_larger_is_a_part_of_it() -> None:
