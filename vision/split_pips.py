@@ -37,7 +37,7 @@ readings that lie on a larger one (the reader leaves them out or asks).
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 
 import cv2
 import numpy as np
@@ -133,21 +133,13 @@ def unread_partners(image: np.ndarray, dice: Sequence[ReadDie]) -> list[tuple[in
     _PARTNER_NEAR to JOINED times the frame's die size off it (pip_pairs' size), with a
     flat face between them (flat_between).  The closest such spot; ``box`` as pip_pairs'
     is."""
-    size = _frame_size(dice)
     joined: list[tuple[int, Box]] = []
-    for i, one in enumerate(dice):
-        if one.die != "d6" or one.value != 1 or one.uncertain:
-            continue
-        side = max(one.box[2] - one.box[0], one.box[3] - one.box[1])
-        spots = _pip_and_spots(image, one.box, size or side)
-        if spots is None:
-            continue
-        pip, others = spots
+    for i, pip, others, size in _sure_ones(image, dice, _PARTNER_NEAR):
         for spot in sorted(others, key=lambda p: math.dist(p, pip)):
             # a sure reading's pip is that die's; an unsure reading may be a piece of this one
             unread = not any(holds(d.box, (*spot, *spot)) for d in dice if not d.uncertain)
             if unread and flat_between(image, pip, spot) <= FLAT:
-                joined.append((i, _between(pip, spot, size or side)))
+                joined.append((i, _between(pip, spot, size)))
                 break
     return joined
 
@@ -162,21 +154,29 @@ def pips_in_line(image: np.ndarray, dice: Sequence[ReadDie]) -> list[tuple[int, 
     that flat_between looks at takes in the pips' own edges.  ``box``: the 3, centred on
     the middle one, of the frame's die size (or THREE_SPAN times the ends' distance, if
     more)."""
-    size = _frame_size(dice)
     found: list[tuple[int, Box]] = []
+    for i, pip, others, size in _sure_ones(image, dice, _LINE_NEAR):
+        line = _in_line(pip, others, size)
+        if line is not None:
+            middle, span = line
+            found.append((i, square(middle, max(size, THREE_SPAN * span))))
+    return found
+
+
+def _sure_ones(
+    image: np.ndarray, dice: Sequence[ReadDie], least: float
+) -> Iterator[tuple[int, tuple[float, float], list[tuple[float, float]], float]]:
+    """For each sure d6 "1" of ``dice`` whose pip shows (:func:`_pip_and_spots`, spots at
+    least ``least`` times the die size off it): its index, its pip, those spots and the
+    die size (the frame's, else the 1's own box's side)."""
+    frame_size = _frame_size(dice)
     for i, one in enumerate(dice):
         if one.die != "d6" or one.value != 1 or one.uncertain:
             continue
-        side = max(one.box[2] - one.box[0], one.box[3] - one.box[1])
-        spots = _pip_and_spots(image, one.box, size or side, _LINE_NEAR)
-        if spots is None:
-            continue
-        pip, others = spots
-        line = _in_line(pip, others, size or side)
-        if line is not None:
-            middle, span = line
-            found.append((i, square(middle, max(size or side, THREE_SPAN * span))))
-    return found
+        size = frame_size or max(one.box[2] - one.box[0], one.box[3] - one.box[1])
+        spots = _pip_and_spots(image, one.box, size, least)
+        if spots is not None:
+            yield i, spots[0], spots[1], size
 
 
 def _in_line(
