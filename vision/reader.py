@@ -344,9 +344,7 @@ class DiceReader:
         for i, box in unread_partners(image, kept):
             kept[i] = self._read_joined(image, box) or kept[i]
         threes: list[Box] = []  # a 3's pips boxed apart: the die read once, its other 1s asked
-        for i, box in pips_in_line(image, kept):
-            if kept[i].uncertain:
-                continue
+        for i, box in pips_in_line(image, kept):  # each a sure 1, once
             if any(holds(three, box) for three in threes):
                 kept[i] = asked(kept[i], ON_ANOTHER)
             elif (joined := self._read_joined(image, box)) is not None:

@@ -438,7 +438,7 @@ class Bank:
         if only is not None and near is not None:
             known = {n: fit for n, fit in near.posed.items() if self.values[n] in only}
             if {self.values[n] for n in known} == only:
-                prior = np.full(len(self.values) + 1, -np.inf)
+                prior = np.full(len(self.values), -np.inf)
                 prior[list(known)] = [fit.score for fit in known.values()]
                 return self._fine(query, only, {n: [fit.at] for n, fit in known.items()},
                                   {n: fit.shift for n, fit in known.items()}, prior)  # fmt: skip
