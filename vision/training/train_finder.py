@@ -95,6 +95,22 @@ def build_net():  # type: ignore[no-untyped-def]
     return Finder()
 
 
+def kept_loss(teacher, x, out):  # type: ignore[no-untyped-def]
+    """How far the maps of frames whose finding is to stay lie from the teacher's: the
+    centre map's cross-entropy against the teacher's map (its peaks and its doubts alike),
+    and the size map's distance where the teacher sees a die."""
+    import torch
+
+    with torch.no_grad():
+        want = teacher(x.contiguous()).float()
+    heat = want[:, 0].clamp(1e-4, 1 - 1e-4)
+    p = out[:, 0].clamp(1e-4, 1 - 1e-4)
+    weight = 1 + 20 * heat  # the peaks are few: weigh them up
+    centre = -(weight * (heat * torch.log(p) + (1 - heat) * torch.log(1 - p))).mean()
+    size = (torch.abs(out[:, 1] - want[:, 1]) * heat).sum() / heat.sum().clamp(min=1)
+    return 10 * centre + size
+
+
 def main() -> None:
     import torch
 
@@ -105,6 +121,13 @@ def main() -> None:
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--lr", type=float, default=3e-3, help="peak learning rate")
     parser.add_argument("--device", default="cpu", help="cpu or cuda")
+    parser.add_argument("--init", type=Path, help="weights (.pt) to fine-tune from")
+    parser.add_argument(
+        "--keep",
+        type=Path,
+        help="a finder's weights (.pt) whose maps the frames not marked 'felt' are taught "
+        "instead of their boxes: what it found well, it goes on finding as it did",
+    )
     parser.add_argument("--bf16", action="store_true",
                         help="bfloat16 autocast (1.5x faster on AVX-512 BF16 CPUs)")  # fmt: skip
     args = parser.parse_args()
@@ -115,7 +138,17 @@ def main() -> None:
         torch.from_numpy(a).to(dev) for a in targets(data["lengths"], data["boxes"])
     )
     frames = torch.from_numpy(data["frames"]).to(dev)  # N H W 3 uint8
-    net = build_net().to(dev)
+    felt = torch.from_numpy(data["felt"] if "felt" in data else np.zeros(len(frames), bool))
+    felt = felt.to(dev)
+    teacher = None
+    if args.keep is not None:
+        teacher = build_net()
+        teacher.load_state_dict(torch.load(args.keep, map_location="cpu"))
+        teacher = teacher.to(dev).eval()
+    net = build_net()
+    if args.init is not None:
+        net.load_state_dict(torch.load(args.init, map_location="cpu"))
+    net = net.to(dev)
     batch_size = 32
     steps = args.epochs * (len(frames) // batch_size + 1)
     opt = torch.optim.AdamW(net.parameters(), args.lr, weight_decay=1e-4)
@@ -145,6 +178,9 @@ def main() -> None:
             focal = focal / pos.sum().clamp(min=1)
             l1 = (torch.abs(out[:, 1] - s) * m).sum() / m.sum().clamp(min=1)
             loss = focal + l1
+            kept = ~felt[idx]
+            if teacher is not None and bool(kept.any()):
+                loss = loss + kept_loss(teacher, x[kept], out[kept])
             opt.zero_grad()
             loss.backward()
             opt.step()
@@ -159,6 +195,8 @@ def main() -> None:
         "input": INPUT,
         "stride": STRIDE,
         "epochs": args.epochs,
+        "fine_tuned_from": str(args.init) if args.init else None,
+        "kept_to": str(args.keep) if args.keep else None,
         "trained_on": "vision.training.detector_set: training half of ../shared/data/photos "
         "byler_d6, and synthetic renders",
     }
