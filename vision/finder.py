@@ -36,6 +36,10 @@ MARKED = 0.12  # a find the empty-tray picture's middle test dropped is a die th
 # only where some of its box changed at least this much (most_changed: its numeral, its
 # shading); debris that lay there when the picture was taken changes nothing
 # (docs/vision.md, "Debris")
+DARK_FELT = 52  # a frame whose median grey (its tray: the dice cover far less than half)
+# is under this is on a dark felt: its pip dice are found by the felt finder.  Rendered
+# throws (30 a felt): black felt 20-32, dark blues 24-42; the renderer's green felt, wood
+# and grey 65 and up (150 throws); byler's photos 174 and up, skovy's crops 87 and up
 BLOB = 0.25  # without the network: a blob that differs from the empty tray this much,
 BLOB_WINDOW = 0.25  # the light's change taken out over this share of the frame
 
@@ -123,18 +127,44 @@ def suppress_inner(found: list[Found], share: float = 0.35) -> list[Found]:
     return kept
 
 
+MODELS = Path(__file__).resolve().parent / "models"
+FELT_FINDER = MODELS / "finder_felt.onnx"
+
+
+def _load(path: Path) -> cv2.dnn.Net:
+    try:
+        net = cv2.dnn.readNetFromONNX(str(path))
+    except cv2.error as err:
+        raise ModelError(f"cannot load the finder model {path}: {err}") from None
+    net.setPreferableBackend(cv2.dnn.DNN_BACKEND_OPENCV)
+    return net
+
+
+def dark_felt(image: np.ndarray) -> bool:
+    """Whether the frame's tray is a dark felt (its median grey under DARK_FELT)."""
+    small = cv2.resize(image, (64, 64), interpolation=cv2.INTER_AREA)
+    grey = small if small.ndim == 2 else cv2.cvtColor(small, cv2.COLOR_BGR2GRAY)
+    return float(np.median(grey)) < DARK_FELT
+
+
 class DieFinder:
-    """The trained finder (``vision/models/finder.onnx``) run by OpenCV's dnn module."""
+    """The trained finder (``vision/models/finder.onnx``) run by OpenCV's dnn module.
+
+    ``felt``: a second network for pip dice on a dark felt (``finder_felt.onnx``, the
+    default; None: the one network for every frame).  Dice the felt's colour show the
+    first little but their pips, which it boxed as dice of their own; the second learnt
+    such dice, and was held to the first's maps on every other frame (docs/vision.md,
+    "The felt finder")."""
 
     def __init__(
-        self, path: Path | None = None, threshold: float = 0.35, small: float | None = SMALL
+        self,
+        path: Path | None = None,
+        threshold: float = 0.35,
+        small: float | None = SMALL,
+        felt: Path | None = FELT_FINDER,
     ) -> None:
-        path = path or Path(__file__).resolve().parent / "models" / "finder.onnx"
-        try:
-            self._net = cv2.dnn.readNetFromONNX(str(path))
-        except cv2.error as err:
-            raise ModelError(f"cannot load the finder model {path}: {err}") from None
-        self._net.setPreferableBackend(cv2.dnn.DNN_BACKEND_OPENCV)
+        self._net = _load(path or MODELS / "finder.onnx")
+        self._felt_net = _load(felt) if felt is not None else None
         self.threshold = threshold
         self.small = small  # None: never look twice as large
 
@@ -149,7 +179,10 @@ class DieFinder:
         ``pips`` (pip dice expected) dice larger than that are looked at again, smaller
         (find_farther).  ``ratio``: the frame's :func:`log_ratio` to the empty tray, where
         the caller has it already."""
-        found = self._find_at(image, 1.0)
+        # pip dice on a dark felt: the felt finder (numbered dice are read from their
+        # bodies, and burks' dice on a tower's dark floor read back right with the first)
+        felt = pips and self._felt_net is not None and dark_felt(image)
+        found = self._find_at(image, 1.0, felt=felt)
         # the dice's size: that of the finds about as large as its surest find, or larger
         # (specks and lint on a dark tray, found at the network's smallest box, are no guide
         # to it: docs/vision.md, "Debris on the tray")
@@ -159,16 +192,18 @@ class DieFinder:
             # up to 1.7 times the die.  Looked at twice as large, they fit; those finds are
             # taken when they are clearly smaller (dice merely small keep their first finds:
             # their crops are what the face network learnt from)
-            closer = self.find_closer(image)
+            closer = self.find_closer(image, felt=felt)
             if closer and _side(closer, image) < SHRUNK * side:
                 found = closer
         elif pips:
-            found = self.find_farther(image, found)
+            found = self.find_farther(image, found, felt=felt)
         if empty_tray is not None and empty_tray.shape == image.shape:
             found = changed_finds(found, image, empty_tray, ratio)
         return found
 
-    def find_farther(self, image: np.ndarray, found: list[Found]) -> list[Found]:
+    def find_farther(
+        self, image: np.ndarray, found: list[Found], felt: bool = False
+    ) -> list[Found]:
         """``found`` again with the frame seen smaller, where the dice are large for the
         usual view (their larger finds over LARGE px of INPUT): there it finds a large
         die's pips as small dice of their own (pip dice only: a die tower's parts are
@@ -178,17 +213,21 @@ class DieFinder:
         side = _side(found, image, 75)
         if side <= LARGE:
             return found
-        return self._find_at(image, max(0.3, FARTHER / side)) or found
+        return self._find_at(image, max(0.3, FARTHER / side), felt=felt) or found
 
-    def find_closer(self, image: np.ndarray) -> list[Found]:
+    def find_closer(self, image: np.ndarray, felt: bool = False) -> list[Found]:
         """The finds with the frame seen twice as large (4 times slower): boxes that fit
-        dice too small for the usual view, which it would draw up to 1.7 times too big."""
-        return self._find_at(image, 1.0, 2 * INPUT)
+        dice too small for the usual view, which it would draw up to 1.7 times too big.
+        ``felt``: by the felt finder."""
+        return self._find_at(image, 1.0, 2 * INPUT, felt=felt)
 
-    def _find_at(self, image: np.ndarray, zoom: float, size: int = INPUT) -> list[Found]:
+    def _find_at(
+        self, image: np.ndarray, zoom: float, size: int = INPUT, felt: bool = False
+    ) -> list[Found]:
         canvas, scale, shift = letterbox(image, size, zoom=zoom)
-        self._net.setInput(cv2.dnn.blobFromImage(canvas, 1 / 255.0))
-        maps = self._net.forward()[0]
+        net = self._felt_net if felt and self._felt_net is not None else self._net
+        net.setInput(cv2.dnn.blobFromImage(canvas, 1 / 255.0))
+        maps = net.forward()[0]
         return decode(maps[0], maps[1], self.threshold, scale, shift)
 
 
