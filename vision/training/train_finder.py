@@ -126,7 +126,7 @@ def main() -> None:
         "--keep",
         type=Path,
         help="a finder's weights (.pt) whose maps the frames not marked 'felt' are taught "
-        "instead of their boxes: what it found well, it goes on finding as it did",
+        "besides their boxes: what it found well, it goes on finding as it did",
     )
     parser.add_argument("--bf16", action="store_true",
                         help="bfloat16 autocast (1.5x faster on AVX-512 BF16 CPUs)")  # fmt: skip
