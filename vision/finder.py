@@ -17,6 +17,7 @@ import cv2
 import numpy as np
 
 from vision.faces import ModelError
+from vision.felt import dark_felt, dice_like_felt
 
 INPUT = 256
 SMALL = 13.0  # finds whose median box is under this many px of INPUT: look at 2 × INPUT,
@@ -36,10 +37,6 @@ MARKED = 0.12  # a find the empty-tray picture's middle test dropped is a die th
 # only where some of its box changed at least this much (most_changed: its numeral, its
 # shading); debris that lay there when the picture was taken changes nothing
 # (docs/vision.md, "Debris")
-DARK_FELT = 52  # a frame whose median grey (its tray: the dice cover far less than half)
-# is under this is on a dark felt: its pip dice are found by the felt finder.  Rendered
-# throws (30 a felt): black felt 21-32, dark blues 24-41; the renderer's green felt, wood
-# and grey 64 and up (150 throws); byler's photos 175 and up, skovy's crops 87 and up
 BLOB = 0.25  # without the network: a blob that differs from the empty tray this much,
 BLOB_WINDOW = 0.25  # the light's change taken out over this share of the frame
 
@@ -140,24 +137,15 @@ def _load(path: Path) -> cv2.dnn.Net:
     return net
 
 
-def dark_felt(image: np.ndarray) -> bool:
-    """Whether the frame's tray is a dark felt: the median grey of about 64 × 64 of its
-    pixels, every few in each direction (0.03 ms; a shrink of the frame took 0.3), under
-    DARK_FELT."""
-    step = max(1, max(image.shape[:2]) // 64)
-    sample = np.ascontiguousarray(image[::step, ::step])
-    grey = sample if sample.ndim == 2 else cv2.cvtColor(sample, cv2.COLOR_BGR2GRAY)
-    return float(np.median(grey)) < DARK_FELT
-
-
 class DieFinder:
     """The trained finder (``vision/models/finder.onnx``) run by OpenCV's dnn module.
 
-    ``felt``: a second network for pip dice on a dark felt (``finder_felt.onnx``, the
-    default; None: the one network for every frame).  Dice the felt's colour show the
-    first little but their pips, which it boxed as dice of their own; the second learnt
-    such dice, and was held to the first's maps on every other frame (docs/vision.md,
-    "The felt finder")."""
+    ``felt``: a second network for pip dice the colour of their felt (``finder_felt.onnx``,
+    the default; None: the one network for every frame), used on a dark felt and where a
+    coloured felt's dice are its colour (vision/felt.py).  Dice the felt's colour show the
+    first little but their pips, which it boxed as dice of their own, or nothing; the
+    second learnt such dice, and was held to the first's maps on every other frame
+    (docs/vision.md, "The felt finder")."""
 
     def __init__(
         self,
@@ -185,24 +173,46 @@ class DieFinder:
         # pip dice on a dark felt: the felt finder (numbered dice are read from their
         # bodies, and burks' dice on a tower's dark floor read back right with the first)
         felt = pips and self._felt_net is not None and dark_felt(image)
-        found = self._find_at(image, 1.0, felt=felt)
-        # the dice's size: that of the finds about as large as its surest find, or larger
-        # (specks and lint on a dark tray, found at the network's smallest box, are no guide
-        # to it: docs/vision.md, "Debris on the tray")
-        side = _side(_die_sized(found), image) if found else 0.0
-        if found and self.small is not None and side < self.small:
+        first = self._find_at(image, 1.0, felt=felt)
+        # a coloured felt where a die found is the felt's colour, or none is: more may hide
+        # on it.  Looked at again by the felt finder (red d6s on red felt: 33 of 80 read
+        # right by the first, 78 by it, none wrong; docs/vision.md).  Not dice small in the
+        # view: the felt finder did not learn them (dice in a wide view read worse)
+        second = pips and self._felt_net is not None and not felt and not self._small(first, image)
+        if second and (not first or dice_like_felt(image, (f.box for f in first))):
+            felt = True
+            first = self._find_at(image, 1.0, felt=True)
+        found = self._find_sized(image, first, pips, felt)
+        if empty_tray is not None and empty_tray.shape == image.shape:
+            found = changed_finds(found, image, empty_tray, ratio)
+        return found
+
+    def _find_sized(
+        self, image: np.ndarray, found: list[Found], pips: bool, felt: bool
+    ) -> list[Found]:
+        """``found`` (the finds of one network in the usual view; ``felt``: the felt
+        finder's) looked at again closer where the dice are small in the view, or
+        (``pips``) farther where large."""
+        if self._small(found, image):
             # small dice: the boxes may be at the network's smallest (11-14 px of its 256),
             # up to 1.7 times the die.  Looked at twice as large, they fit; those finds are
             # taken when they are clearly smaller (dice merely small keep their first finds:
             # their crops are what the face network learnt from)
             closer = self.find_closer(image, felt=felt)
-            if closer and _side(closer, image) < SHRUNK * side:
+            if closer and _side(closer, image) < SHRUNK * _side(_die_sized(found), image):
                 found = closer
         elif pips:
             found = self.find_farther(image, found, felt=felt)
-        if empty_tray is not None and empty_tray.shape == image.shape:
-            found = changed_finds(found, image, empty_tray, ratio)
         return found
+
+    def _small(self, found: list[Found], image: np.ndarray) -> bool:
+        """Whether the dice are small in the view: ``found``'s die-sized finds under
+        ``small`` px of INPUT.  The dice's size is that of the finds about as large as the
+        surest find, or larger (specks and lint on a dark tray, found at the network's
+        smallest box, are no guide to it: docs/vision.md, "Debris on the tray")."""
+        if not found or self.small is None:
+            return False
+        return _side(_die_sized(found), image) < self.small
 
     def find_farther(
         self, image: np.ndarray, found: list[Found], felt: bool = False

@@ -1,0 +1,79 @@
+"""Which felt a frame's dice lie on, for the finder's choice of network.
+
+Dice the colour of their felt show the first finder little but their marks: it boxes a
+black die's pips as dice of their own, and misses a red die on red felt.  The felt finder
+(``finder_felt.onnx``) learnt such dice; these tests say when a frame needs it.  The tray
+is told from a sample of about 64 × 64 of the frame's pixels (its dice cover far less than
+half of a tray's view), in well under a millisecond.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+
+import cv2
+import numpy as np
+
+DARK_FELT = 52  # a frame whose median grey (its tray: the dice cover far less than half)
+# is under this is on a dark felt: its pip dice are found by the felt finder.  Rendered
+# throws (30 a felt): black felt 21-32, dark blues 24-41; the renderer's green felt, wood
+# and grey 64 and up (150 throws); byler's photos 175 and up, skovy's crops 87 and up
+COLOURED = 0.5  # a felt whose log-chromaticity (log B/G, log R/G) lies this far from grey
+# is coloured.  Rendered felts the colour of the palette's dice 1.2-2.05; the renderer's
+# grey 0.02, its green felt and wood 0.6-1.35; byler's white table 0.01-0.04
+LIKE_FELT = 0.2  # a die whose body's log-chromaticity lies within this of a coloured
+LIKE_FELT_LIGHT = (0.7, 1.45)  # felt's, its brightness within these times the felt's, is
+# the felt's colour.  Dice on a felt of their colour: the nearest die of a frame 0-0.08
+# (120 throws); the palette's dice on the renderer's green felt and wood: none of 150
+# throws had one (docs/vision.md, "The felt finder")
+TRAY_VIEW = 0.2  # ... where it is a die of a tray's view: its box under this share of the
+# frame's longer side (a photo of one die is all die, and its median no felt)
+BODY_INSET = 0.35  # a die's body colour: the median of its box's middle, this share
+# taken off each side (a small die's box may be 1.7 times the die: it is the middle)
+
+
+def felt_sample(image: np.ndarray) -> np.ndarray:
+    """About 64 × 64 of the frame's pixels, every few in each direction (a shrink of the
+    frame took ten times as long)."""
+    step = max(1, max(image.shape[:2]) // 64)
+    return np.ascontiguousarray(image[::step, ::step])
+
+
+def dark_felt(image: np.ndarray) -> bool:
+    """Whether the frame's tray is a dark felt: the median grey of its sample under
+    DARK_FELT."""
+    sample = felt_sample(image)
+    grey = sample if sample.ndim == 2 else cv2.cvtColor(sample, cv2.COLOR_BGR2GRAY)
+    return float(np.median(grey)) < DARK_FELT
+
+
+def chromaticity(bgr: np.ndarray) -> np.ndarray:
+    """(log B/G, log R/G) of a colour: a lamp's brightness does not move it."""
+    b, g, r = np.maximum(np.asarray(bgr, np.float64), 1.0)
+    return np.array([np.log(b / g), np.log(r / g)])
+
+
+def dice_like_felt(image: np.ndarray, boxes: Iterable[tuple[float, float, float, float]]) -> bool:
+    """Whether the frame lies on a coloured felt and some die found on it (``boxes``, the
+    first finder's) is the felt's colour: more dice of its colour may hide on it."""
+    if image.ndim != 3:
+        return False
+    felt = np.median(felt_sample(image).reshape(-1, 3), axis=0)
+    tint = chromaticity(felt)
+    if float(np.hypot(*tint)) <= COLOURED:
+        return False
+    h, w = image.shape[:2]
+    for x0, y0, x1, y1 in boxes:
+        if max(x1 - x0, y1 - y0) > TRAY_VIEW * max(h, w):
+            continue
+        dx, dy = BODY_INSET * (x1 - x0), BODY_INSET * (y1 - y0)
+        a, b = max(0, round(x0 + dx)), min(w, round(x1 - dx))
+        c, d = max(0, round(y0 + dy)), min(h, round(y1 - dy))
+        if b <= a or d <= c:
+            continue
+        body = np.median(image[c:d, a:b].reshape(-1, 3), axis=0)
+        light = float(body.mean()) / max(float(felt.mean()), 1.0)
+        near = float(np.hypot(*(chromaticity(body) - tint))) < LIKE_FELT
+        if near and LIKE_FELT_LIGHT[0] < light < LIKE_FELT_LIGHT[1]:
+            return True
+    return False
