@@ -25,6 +25,10 @@ SHRUNK = 0.85  # and take those finds when their median box is under this share 
 LARGE = 30.0  # pip dice whose larger finds (upper quartile) are over this many px of INPUT:
 FARTHER = 24.0  # looked at again with the frame smaller, the dice about this many px
 STRIDE = 4
+PIP_BOXES = 1.5  # where the first finder's dice are small in the view on a coloured felt,
+# the felt finder's are taken only if this many times as large: the first boxed their pips
+# (yellow dice on yellow felt: 1.7-2.1 times; small dice in a wide view, sent there by a
+# find off the dice: 1.22)
 DIE_SIZED = 0.6  # finds at least this share of the surest one's side say how large the
 # frame's dice are (SMALL)
 CHANGED = 0.15  # a find's middle must differ from the empty tray this much (|log ratio|),
@@ -176,12 +180,16 @@ class DieFinder:
         first = self._find_at(image, 1.0, felt=felt)
         # a coloured felt where a die found is the felt's colour, or none is: more may hide
         # on it.  Looked at again by the felt finder (red d6s on red felt: 33 of 80 read
-        # right by the first, 78 by it, none wrong; docs/vision.md).  Not dice small in the
-        # view: the felt finder did not learn them (dice in a wide view read worse)
-        second = pips and self._felt_net is not None and not felt and not self._small(first, image)
+        # right by the first, 78 by it, none wrong; docs/vision.md).  Where the first
+        # finder's dice are small in the view, only if the felt finder's are PIP_BOXES
+        # times as large (the first boxed pips): it reads dice small in a wide view worse
+        second = pips and self._felt_net is not None and not felt
         if second and (not first or dice_like_felt(image, (f.box for f in first))):
-            felt = True
-            first = self._find_at(image, 1.0, felt=True)
+            other = self._find_at(image, 1.0, felt=True)
+            if not self._small(first, image) or (
+                other and _dice_side(other, image) >= PIP_BOXES * _dice_side(first, image)
+            ):
+                felt, first = True, other
         found = self._find_sized(image, first, pips, felt)
         if empty_tray is not None and empty_tray.shape == image.shape:
             found = changed_finds(found, image, empty_tray, ratio)
@@ -199,7 +207,7 @@ class DieFinder:
             # taken when they are clearly smaller (dice merely small keep their first finds:
             # their crops are what the face network learnt from)
             closer = self.find_closer(image, felt=felt)
-            if closer and _side(closer, image) < SHRUNK * _side(_die_sized(found), image):
+            if closer and _side(closer, image) < SHRUNK * _dice_side(found, image):
                 found = closer
         elif pips:
             found = self.find_farther(image, found, felt=felt)
@@ -212,7 +220,7 @@ class DieFinder:
         smallest box, are no guide to it: docs/vision.md, "Debris on the tray")."""
         if not found or self.small is None:
             return False
-        return _side(_die_sized(found), image) < self.small
+        return _dice_side(found, image) < self.small
 
     def find_farther(
         self, image: np.ndarray, found: list[Found], felt: bool = False
@@ -272,6 +280,11 @@ def _die_sized(found: list[Found]) -> list[Found]:
     best = max(found, key=lambda f: f.score)
     least = DIE_SIZED * (best.box[2] - best.box[0])
     return [f for f in found if f.box[2] - f.box[0] >= least]
+
+
+def _dice_side(found: list[Found], image: np.ndarray) -> float:
+    """The side of ``found``'s dice: the median of its die-sized finds, in px of INPUT."""
+    return _side(_die_sized(found), image)
 
 
 def _inside(box: tuple[float, float, float, float], w: int, h: int) -> bool:

@@ -73,6 +73,34 @@ def test_a_coloured_felt_goes_to_the_felt_finder_where_its_dice_are_its_colour(
     assert not dice_like_felt(image, [f.box for f in first.find(image)])
 
 
+def test_pips_boxed_as_small_dice_on_a_coloured_felt_are_found_as_dice(
+    finders: tuple[DieFinder, DieFinder],
+) -> None:
+    # yellow dice on yellow felt: the first finder boxed pips, at the size of dice small
+    # in the view, where the felt finder's are taken only if PIP_BOXES times as large
+    # (these 8 dice read sure and right: 1 by the first finder, 7 by the felt finder;
+    # without that rule both frames stayed with the first)
+    felt, first = finders
+    yellow = PALETTE[5]
+    spec = ThrowSpec(dice=("d6",) * 4, looks=(yellow,), tray=yellow.body)
+    right = dict.fromkeys(finders, 0)
+    for k in (0, 10):
+        throw = render_throw(spec, np.random.default_rng([1005, k]))
+        for finder in finders:
+            boxes = finder.find(throw.image, pips=True)
+            sides = sorted(f.box[2] - f.box[0] for f in boxes)
+            if finder is first:
+                assert max(sides[:2]) < 40, sides  # pips, not the dice (50-76 px)
+            else:
+                assert len(boxes) == 4 and min(sides) > 45, sides
+            dice = DiceReader(finder=finder).read(throw.image).dice
+            truth: Counter[int | None] = Counter(d.value for d in throw.dice)
+            sure: Counter[int | None] = Counter(d.value for d in dice if not d.uncertain)
+            assert not sure - truth, (k, sure, truth)
+            right[finder] += sum((sure & truth).values())
+    assert right[first] <= 1 and right[felt] >= 7, right
+
+
 def _tally(reader: DiceReader, spec: ThrowSpec, seed: int, throws: int) -> Counter[str]:
     seen: Counter[str] = Counter()
     for k in range(throws):
