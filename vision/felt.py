@@ -59,21 +59,45 @@ def dice_like_felt(image: np.ndarray, boxes: Iterable[tuple[float, float, float,
     if image.ndim != 3:
         return False
     felt = np.median(felt_sample(image).reshape(-1, 3), axis=0)
-    tint = chromaticity(felt)
-    if float(np.hypot(*tint)) <= COLOURED:
+    if float(np.hypot(*chromaticity(felt))) <= COLOURED:
         return False
+    return any(_like(image, box, felt, True) for box in boxes)
+
+
+def dice_the_felts_colour(
+    image: np.ndarray, boxes: Iterable[tuple[float, float, float, float]]
+) -> int:
+    """How many of the dice in ``boxes`` are their felt's colour, where that costs readings
+    (the felt finder finds them, but not all): on a dark felt a die as dark (its brightness
+    within LIKE_FELT_LIGHT of the felt's), on a coloured one as dice_like_felt judges.
+    White dice on white felt are not counted: their shaded sides stand out."""
+    if image.ndim != 3:
+        return 0
+    felt = np.median(felt_sample(image).reshape(-1, 3), axis=0)
+    if dark_felt(image):  # a dark colour's chromaticity is mostly noise
+        return sum(_like(image, box, felt, False) for box in boxes)
+    if float(np.hypot(*chromaticity(felt))) > COLOURED:
+        return sum(_like(image, box, felt, True) for box in boxes)
+    return 0
+
+
+def _like(
+    image: np.ndarray, box: tuple[float, float, float, float], felt: np.ndarray, tint: bool
+) -> bool:
+    """Whether the die in ``box`` is ``felt``'s colour: the middle of its box within
+    LIKE_FELT_LIGHT of the felt's brightness and (``tint``) within LIKE_FELT of its
+    chromaticity.  Not a box larger than a die of a tray's view."""
     h, w = image.shape[:2]
-    for x0, y0, x1, y1 in boxes:
-        if max(x1 - x0, y1 - y0) > TRAY_VIEW * max(h, w):
-            continue
-        dx, dy = BODY_INSET * (x1 - x0), BODY_INSET * (y1 - y0)
-        a, b = max(0, round(x0 + dx)), min(w, round(x1 - dx))
-        c, d = max(0, round(y0 + dy)), min(h, round(y1 - dy))
-        if b <= a or d <= c:
-            continue
-        body = np.median(image[c:d, a:b].reshape(-1, 3), axis=0)
-        light = float(body.mean()) / max(float(felt.mean()), 1.0)
-        near = float(np.hypot(*(chromaticity(body) - tint))) < LIKE_FELT
-        if near and LIKE_FELT_LIGHT[0] < light < LIKE_FELT_LIGHT[1]:
-            return True
-    return False
+    x0, y0, x1, y1 = box
+    if max(x1 - x0, y1 - y0) > TRAY_VIEW * max(h, w):
+        return False
+    dx, dy = BODY_INSET * (x1 - x0), BODY_INSET * (y1 - y0)
+    a, b = max(0, round(x0 + dx)), min(w, round(x1 - dx))
+    c, d = max(0, round(y0 + dy)), min(h, round(y1 - dy))
+    if b <= a or d <= c:
+        return False
+    body = np.median(image[c:d, a:b].reshape(-1, 3), axis=0)
+    light = float(body.mean()) / max(float(felt.mean()), 1.0)
+    if not LIKE_FELT_LIGHT[0] < light < LIKE_FELT_LIGHT[1]:
+        return False
+    return not tint or float(np.hypot(*(chromaticity(body) - chromaticity(felt)))) < LIKE_FELT

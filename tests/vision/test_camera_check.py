@@ -86,11 +86,14 @@ def test_a_camera_out_of_focus_is_told_to_focus(
 @needs_photos
 def test_phone_photos_of_dice_are_not_called_out_of_focus(reader: DiceReader) -> None:
     """The byler photos (phone photos, dice 30-45 px, read 97%) are sharp enough: none is
-    told to focus (measured: edge blur 1.09 median, 1.40 at most, of 200)."""
+    told to focus (measured: edge blur 1.09 median, 1.40 at most, of 200), nor to change
+    its felt."""
     blurs = []
     for item, image in photos_of("byler_d6"):
         check = check_camera(_frames([image]), reader, "d6")
         assert not any("out of focus" in a for a in check.advice), (item.path.name, check.edge_blur)
+        # nor told their dice are the felt's colour: a white table, and mixed dice
+        assert not any("the felt's colour" in a for a in check.advice), item.path.name
         if check.edge_blur is not None:
             blurs.append(check.edge_blur)
     assert len(blurs) >= 190 and max(blurs) < BLURRED_PX
@@ -194,3 +197,22 @@ def test_specks_read_as_dice_ask_for_the_empty_tray_picture(reader: DiceReader) 
     assert any(a.startswith("specks, crumbs or lint on the tray") for a in said), said
     given = check_camera(_frames([throw.image]), reader, "d6", throw.empty_tray).advice
     assert not any("specks" in a for a in given), given
+
+
+def test_dice_the_felts_colour_are_named(reader: DiceReader) -> None:
+    """Black dice on black felt, red on red: the check says to use a felt that stands apart
+    from the dice.  Not white dice on white felt (their shaded sides stand out: they read
+    as well as on any felt), nor dice on the renderer's own trays (the first test)."""
+    black, red, white = PALETTE[1], PALETTE[2], PALETTE[0]
+    for look, tray in ((black, (26, 26, 28)), (black, (60, 30, 20)), (red, red.body)):
+        spec = ThrowSpec(dice=("d6",) * 4, looks=(look,), tray=tray)
+        throw = render_throw(spec, np.random.default_rng(6))
+        said = check_camera(_frames([throw.image]), reader, "d6").advice
+        felt = [a for a in said if "the felt's colour" in a]
+        assert len(felt) == 1 and felt[0].endswith("dark dice on a light one"), (tray, said)
+        assert felt[0].split(" of the ")[1].startswith("4 dice are"), felt
+    spec = ThrowSpec(dice=("d6",) * 4, looks=(white,), tray=(225, 225, 222))
+    said = check_camera(
+        _frames([render_throw(spec, np.random.default_rng(6)).image]), reader
+    ).advice
+    assert not any("the felt's colour" in a for a in said), said
