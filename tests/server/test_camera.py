@@ -19,7 +19,7 @@ from typing import Any
 import cv2
 import numpy as np
 
-from server.camera import BLURS_KEPT, CameraSource
+from server.camera import BLURS_KEPT, FELT_KEPT, CameraSource
 from server.diesets import DieSetStore
 from server.ledger import Ledger
 from server.table import Table
@@ -619,6 +619,30 @@ def test_the_camera_says_once_when_its_dice_show_it_looks_at_a_slant(tmp_path: P
         assert len(said) == (1 if told else 0), said
         if told:
             assert "Mount the camera straight over the tray" in str(said[0])
+
+
+def test_the_camera_says_once_when_its_dice_are_the_felts_colour(tmp_path: Path) -> None:
+    """Red dice on red felt, FELT_KEPT throws in a row: said once, with what to do.  Dice
+    on the renderer's own trays are not told, nor one such throw among them."""
+    rng = np.random.default_rng(18)
+    red = PALETTE[2]
+    plain = [render_throw(ThrowSpec(dice=("d6",) * 3), rng).image for _ in range(FELT_KEPT + 1)]
+    on_red = [render_throw(ThrowSpec(dice=("d6",) * 3, looks=(red,), tray=red.body), rng).image
+              for _ in range(FELT_KEPT + 1)]  # fmt: skip
+    for name, images, told in (
+        ("plain", plain, 0),
+        ("one on red", plain[:2] + on_red[:1] + plain[2:], 0),
+        ("on red", on_red, 1),
+    ):
+        ledger, table, events = _watched_table(tmp_path / name.replace(" ", "-"))
+        camera = CameraSource("camera", Replay([]), DiceReader(), table)
+        for image in images:
+            camera.read_throw(image)
+        ledger.close()
+        said = [e for e in events if "the felt's colour" in str(e)]
+        assert len(said) == told, (name, said)
+        if told:
+            assert said[0]["event"] == "notice" and "stands apart" in said[0]["detail"]
 
 
 def test_the_camera_says_once_when_its_picture_is_out_of_focus(tmp_path: Path) -> None:
