@@ -2,9 +2,10 @@
 
 Dice the colour of their felt show the first finder little but their marks: it boxes a
 black die's pips as dice of their own, and misses a red die on red felt.  The felt finder
-(``finder_felt.onnx``) learnt such dice; these tests say when a frame needs it.  The tray
-is told from a sample of about 64 × 64 of the frame's pixels (its dice cover far less than
-half of a tray's view), in well under a millisecond.
+(``finder_felt.onnx``) learnt such dice; these tests say when a frame needs it, and
+(``dice_the_felts_colour``) when to tell the owner that another felt reads them better.
+The tray is told from a sample of about 64 × 64 of the frame's pixels (its dice cover far
+less than half of a tray's view), in well under a millisecond.
 """
 
 from __future__ import annotations
@@ -24,8 +25,8 @@ COLOURED = 0.5  # a felt whose log-chromaticity (log B/G, log R/G) lies this far
 LIKE_FELT = 0.2  # a die whose body's log-chromaticity lies within this of a coloured
 LIKE_FELT_LIGHT = (0.7, 1.45)  # felt's, its brightness within these times the felt's, is
 # the felt's colour.  Dice on a felt of their colour: the nearest die of a frame 0-0.08
-# (120 throws); the palette's dice on the renderer's green felt and wood: none of 150
-# throws had one (docs/vision.md, "The felt finder")
+# (120 throws); the palette's dice on the renderer's own trays: no d6 throw of 90 had one,
+# 2 Fudge throws of 60 (a green die on the green felt) (docs/vision.md, "The felt finder")
 TRAY_VIEW = 0.2  # ... where it is a die of a tray's view: its box under this share of the
 # frame's longer side (a photo of one die is all die, and its median no felt)
 BODY_INSET = 0.35  # a die's body colour: the median of its box's middle, this share
