@@ -29,7 +29,7 @@ from server.empty_tray import EmptyTrayError, EmptyTrayStore
 from server.table import Table
 from vision.advice import NUMBERED_UNTAUGHT
 from vision.camera_check import edge_blur, felt_advice, focus_advice, slant_advice
-from vision.felt import dice_the_felts_colour
+from vision.felt import dark_dice_on_dark_felt
 from vision.finder import LIGHT_MOVED, light_change
 from vision.frames import CameraError, Frame, FrameSource
 from vision.pixels import FrameError, as_bgr8
@@ -41,7 +41,7 @@ PIP_DICE = PIP_KINDS  # the dice the face network reads; numbered dice need a ta
 UNSTEADY_SECONDS = 30.0  # motion with no still frame for this long: said once, as a notice
 LEANS_KEPT = 12  # numbered dice per die type whose lean the camera keeps (see read_throw)
 BLURS_KEPT = 5  # throws whose dice's edge blur the camera keeps: a focus notice needs all 5
-FELT_KEPT = 3  # throws in a row with dice the felt's colour: a notice to change the felt
+FELT_KEPT = 3  # throws in a row with dice as dark as their dark felt: a notice to change it
 
 
 class CameraSource:
@@ -97,7 +97,7 @@ class CameraSource:
         self._told_slant = False
         self._blurs: deque[float] = deque(maxlen=BLURS_KEPT)  # the last throws' edge blur
         self._told_focus = False
-        self._felt_throws = 0  # throws in a row with dice the felt's colour
+        self._felt_throws = 0  # throws in a row with dice as dark as their dark felt
         self._told_felt = False
         self._told_sets: set[str] = set()  # die sets left out (spoilt on disk), announced
         self._told_untaught: set[str] = set()  # numbered dice checks wait for, no set taught
@@ -418,12 +418,12 @@ class CameraSource:
             self._table.source_event(self.name, "notice", {"detail": said})
 
     def _check_felt(self, image: np.ndarray, result: ThrowReading) -> None:
-        """Say once a run when FELT_KEPT throws in a row have dice the felt's colour: most
-        are found (the felt finder), but more are left to confirm or missed than on a felt
-        that stands apart from them (vision/camera_check.py, felt_advice)."""
+        """Say once a run when FELT_KEPT throws in a row have dice as dark as their dark
+        felt: most are found (the felt finder), but more are left to confirm or missed than
+        on a felt that stands apart from them (vision/camera_check.py, felt_advice)."""
         if self._told_felt or not result.dice:
             return
-        alike = dice_the_felts_colour(image, [d.box for d in result.dice])
+        alike = dark_dice_on_dark_felt(image, [d.box for d in result.dice])
         self._felt_throws = self._felt_throws + 1 if alike else 0
         if self._felt_throws >= FELT_KEPT:
             self._told_felt = True

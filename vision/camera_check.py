@@ -5,7 +5,7 @@ dice too small in the picture (their pips a pixel or two), a dim picture, a
 picture that never holds still (flickering light, exposure hunting: the
 settle detector then never hands a throw over), too few frames a second, a
 picture out of focus (blurred numerals and pips are read as other faces),
-specks on the tray read as dice, dice the felt's colour.
+specks on the tray read as dice, dark dice on a dark felt.
 This measures each from the frames themselves and the reader's own reading
 of the last one, and says what to change.  `dicebridge vision check CAMERA`.
 """
@@ -20,7 +20,7 @@ import cv2
 import numpy as np
 
 from vision.advice import OUTLINE_UNSEEN, SPECK_SIZED
-from vision.felt import dice_the_felts_colour
+from vision.felt import dark_dice_on_dark_felt
 from vision.frames import Frame
 from vision.numbered_finds import camera_slant
 from vision.reader import DiceReader
@@ -93,15 +93,14 @@ def focus_advice(blur: float | None) -> str:
 
 
 def felt_advice(alike: int, dice: int) -> str:
-    """What to say where ``alike`` of the ``dice`` found are the felt's colour.  Rendered
-    throws read right: dice on a coloured felt of their colour 1,509 of 1,600, black dice on
-    black and dark blue felt 1,467 of 1,680, on the renderer's own trays 351 of 360
-    (docs/vision.md, "The felt finder, measured")."""
+    """What to say where ``alike`` of the ``dice`` found are as dark as their dark felt.
+    Rendered throws read right: black dice on black and dark blue felt 1,467 of 1,680, on
+    the renderer's own trays 351 of 360 (docs/vision.md, "The felt finder, measured")."""
     which = "the die is" if dice == 1 else f"{alike} of the {dice} dice are"
-    return (f"{which} the felt's colour: such dice show little but their pips, and 1 in 8 "
-            "to 1 in 18 is left to confirm or missed (1 in 40 on a felt of another colour). "
-            "Use a felt that stands apart from the dice: light dice on a dark felt, dark "
-            "dice on a light one")  # fmt: skip
+    return (f"{which} as dark as the felt: such dice show little but their pips, and about "
+            "1 in 8 is left to confirm or missed (1 in 40 on a lighter felt). Use a felt "
+            "that stands apart from the dice: light dice on a dark felt, dark dice on a "
+            "light one")  # fmt: skip
 
 
 def edge_blur(grey: np.ndarray, boxes: Sequence[tuple[float, float, float, float]]) -> float | None:
@@ -192,7 +191,7 @@ def check_camera(
     slant, said = slant_advice([d.lean for d in result.dice if d.lean is not None])
     if said:
         advice.append(said)
-    if like_felt := dice_the_felts_colour(last, [d.box for d in result.dice]):
+    if like_felt := dark_dice_on_dark_felt(last, [d.box for d in result.dice]):
         advice.append(felt_advice(like_felt, len(result.dice)))
     if empty_tray is None and any(d.problem in (OUTLINE_UNSEEN, SPECK_SIZED) for d in result.dice):
         advice.append("specks, crumbs or lint on the tray look like dice showing a pip or "

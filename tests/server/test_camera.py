@@ -621,25 +621,25 @@ def test_the_camera_says_once_when_its_dice_show_it_looks_at_a_slant(tmp_path: P
             assert "Mount the camera straight over the tray" in str(said[0])
 
 
-def test_the_camera_says_once_when_its_dice_are_the_felts_colour(tmp_path: Path) -> None:
-    """Red dice on red felt, FELT_KEPT throws in a row: said once, with what to do.  Dice
-    on the renderer's own trays are not told, nor one such throw among them."""
+def test_the_camera_says_once_when_its_dice_are_as_dark_as_the_felt(tmp_path: Path) -> None:
+    """Black dice on black felt, FELT_KEPT throws in a row: said once, with what to do.
+    Dice on the renderer's own trays are not told, nor one such throw among them."""
     rng = np.random.default_rng(18)
-    red = PALETTE[2]
+    black = PALETTE[1]
     plain = [render_throw(ThrowSpec(dice=("d6",) * 3), rng).image for _ in range(FELT_KEPT + 1)]
-    on_red = [render_throw(ThrowSpec(dice=("d6",) * 3, looks=(red,), tray=red.body), rng).image
-              for _ in range(FELT_KEPT + 1)]  # fmt: skip
+    on_black = [render_throw(ThrowSpec(dice=("d6",) * 3, looks=(black,), tray=(26, 26, 28)),
+                             rng).image for _ in range(FELT_KEPT + 1)]  # fmt: skip
     for name, images, told in (
         ("plain", plain, 0),
-        ("one on red", plain[:2] + on_red[:1] + plain[2:], 0),
-        ("on red", on_red, 1),
+        ("one on black", plain[:2] + on_black[:1] + plain[2:], 0),
+        ("on black", on_black, 1),
     ):
         ledger, table, events = _watched_table(tmp_path / name.replace(" ", "-"))
         camera = CameraSource("camera", Replay([]), DiceReader(), table)
         for image in images:
             camera.read_throw(image)
         ledger.close()
-        said = [e for e in events if "the felt's colour" in str(e)]
+        said = [e for e in events if "as dark as the felt" in str(e)]
         assert len(said) == told, (name, said)
         if told:
             assert said[0]["event"] == "notice" and "stands apart" in said[0]["detail"]

@@ -61,11 +61,13 @@ def test_a_coloured_felt_goes_to_the_felt_finder_where_its_dice_are_its_colour(
         assert not dice_like_felt(image, []), k  # nothing found: no die to tell by
         assert felt.find(image, pips=True) != first.find(image, pips=True), k
         assert felt.find(image) == first.find(image), k  # numbered dice: the first finder
-    # the palette's dice on the renderer's own trays (its green felt and wood are
-    # coloured too), and on a white felt (not coloured), do not go to it
+    # dice of other colours on the renderer's own trays (its green felt and wood are
+    # coloured too), and on a white felt (not coloured), do not go to it (a green die on
+    # its green felt may: it is the felt's hue)
+    others = tuple(PALETTE[k] for k in (0, 1, 2, 4, 6, 7, 9, 11))
     for k in range(12):
         tray = WHITE if k == 0 else None
-        image = render_throw(ThrowSpec(dice=("d6",) * 4, tray=tray), rng).image
+        image = render_throw(ThrowSpec(dice=("d6",) * 4, tray=tray, looks=others), rng).image
         assert not dice_like_felt(image, [f.box for f in first.find(image)]), k
         assert felt.find(image, pips=True) == first.find(image, pips=True), k
     # a blue die among others on red felt is no reason: only a die of the felt's colour
@@ -131,6 +133,24 @@ def test_black_dice_on_black_felt_are_found_whole_not_pip_by_pip(
         assert new["wrong"] <= min(old["wrong"], 1), (new, old)
         assert new["right"] >= old["right"] + 10, (new, old)
         assert new["asked"] <= 0.6 * old["asked"], (new, old)
+
+
+def test_translucent_dice_on_a_felt_of_their_colour_go_to_the_felt_finder(
+    finders: tuple[DieFinder, DieFinder],
+) -> None:
+    # a translucent die lets its felt's colour through, with light: paler in the felt's
+    # hue, it counts as the felt's colour (PALER_HUE).  Measured on 60 such throws: 3
+    # went on where only the felt's own colour counted, 59 with this; read right 196 ->
+    # 238 of 240
+    first = finders[1]
+    rng = np.random.default_rng(7)
+    for look in (PALETTE[9], PALETTE[10], PALETTE[11]):
+        spec = ThrowSpec(dice=("d6",) * 4, looks=(look,), tray=look.body)
+        sent = sum(
+            dice_like_felt(image, [f.box for f in first.find(image)])
+            for image in (render_throw(spec, rng).image for _ in range(4))
+        )
+        assert sent >= 3, (look, sent)
 
 
 def test_dice_the_colour_of_a_coloured_felt_are_found_whole(
