@@ -634,15 +634,10 @@ def test_the_camera_says_once_when_its_dice_are_as_dark_as_the_felt(tmp_path: Pa
         ("one on black", plain[:2] + on_black[:1] + plain[2:], 0),
         ("on black", on_black, 1),
     ):
-        ledger, table, events = _watched_table(tmp_path / name.replace(" ", "-"))
-        camera = CameraSource("camera", Replay([]), DiceReader(), table)
-        for image in images:
-            camera.read_throw(image)
-        ledger.close()
-        said = [e for e in events if "as dark as the felt" in str(e)]
+        said = _notices(tmp_path / name.replace(" ", "-"), images, "as dark as the felt")
         assert len(said) == told, (name, said)
         if told:
-            assert said[0]["event"] == "notice" and "stands apart" in said[0]["detail"]
+            assert "stands apart" in said[0]
 
 
 def test_the_camera_says_once_when_its_picture_is_out_of_focus(tmp_path: Path) -> None:
@@ -658,12 +653,18 @@ def test_the_camera_says_once_when_its_picture_is_out_of_focus(tmp_path: Path) -
         ("one blurred", throws[:2] + blurred[:1] + throws[2:], 0),
         ("blurred", blurred, 1),
     ):
-        ledger, table, events = _watched_table(tmp_path / name.replace(" ", "-"))
-        camera = CameraSource("camera", Replay([]), DiceReader(), table)
-        for image in images:
-            camera.read_throw(image)
-        ledger.close()
-        said = [e for e in events if "out of focus" in str(e)]
+        said = _notices(tmp_path / name.replace(" ", "-"), images, "out of focus")
         assert len(said) == told, (name, said)
         if told:
-            assert said[0]["event"] == "notice" and "focus the camera" in said[0]["detail"]
+            assert "focus the camera" in said[0]
+
+
+def _notices(folder: Path, images: list[np.ndarray], text: str) -> list[str]:
+    """The notices holding ``text`` that a camera reading ``images``, one throw each, says
+    (on a table of its own, in ``folder``)."""
+    ledger, table, events = _watched_table(folder)
+    camera = CameraSource("camera", Replay([]), DiceReader(), table)
+    for image in images:
+        camera.read_throw(image)
+    ledger.close()
+    return [str(e["detail"]) for e in events if e.get("event") == "notice" and text in str(e)]
