@@ -87,8 +87,8 @@ def _like(
     image: np.ndarray, box: tuple[float, float, float, float], felt: np.ndarray, tint: bool
 ) -> bool:
     """Whether the die in ``box`` is ``felt``'s colour: the middle of its box within
-    LIKE_FELT_LIGHT of the felt's brightness and (``tint``) within LIKE_FELT of its
-    chromaticity.  Not a box larger than a die of a tray's view."""
+    LIKE_FELT_LIGHT of the felt's brightness and (``tint``) of the felt's hue, as saturated
+    or paler (_of_hue).  Not a box larger than a die of a tray's view."""
     h, w = image.shape[:2]
     x0, y0, x1, y1 = box
     if max(x1 - x0, y1 - y0) > TRAY_VIEW * max(h, w):
