@@ -35,8 +35,8 @@ OTHER_SHAPE = "not the set's shape"  # a numbered die whose outline no taught fa
 
 
 _WHY_CONFIRM = {  # why a die is asked to be confirmed, where its problem says ({die}: its type)
-    TRAY_COLOURED: "it is the tray's colour, so it cannot be read for sure; on a tray of "
-    "another colour it can",
+    TRAY_COLOURED: "it is the tray's colour, so only a clear numeral is read for sure; on a "
+    "tray of another colour it can be",
     LEANING: "its numeral is not where a flat die has it, as on a cocked die; if it is cocked, "
     "re-throw it",
     OTHER_SHAPE: "its outline is not a taught {die}'s; if it is a die of another kind, take it "

@@ -183,7 +183,7 @@ class DieFinder:
         # right by the first, 78 by it, none wrong; docs/vision.md).  Where the first
         # finder's dice are small in the view, only if the felt finder's are PIP_BOXES
         # times as large (the first boxed pips): it reads dice small in a wide view worse
-        second = pips and self._felt_net is not None and not felt
+        second = self._felt_net is not None and not felt
         if second and (not first or dice_like_felt(image, (f.box for f in first))):
             other = self._find_at(image, 1.0, felt=True)
             if not self._small(first, image) or (

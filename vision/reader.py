@@ -70,7 +70,7 @@ from vision.readings import (
 )
 from vision.sharpness import sharpness
 from vision.split_pips import pip_pairs, pips_in_line, unread_partners
-from vision.teach import SIDE, DieSet, FaceMatch, may_be_cocked
+from vision.teach import SIDE, UNTOLD, DieSet, FaceMatch, may_be_cocked
 from vision.teach_sets import DieSets, joined
 
 SURE = 0.7  # at or above: a reading; below: uncertain (see docs/vision.md)
@@ -401,16 +401,19 @@ class DiceReader:
         problem: str = "",
         cut: bool | None = None,
         runner_up: int | None = None,
+        boxed: bool = False,
     ) -> DieReading:
         """One found die as a reading: sure, or uncertain with what to do about it.  ``cut``:
-        whether the die runs out of the frame, when its outline is known (else the box says)."""
+        whether the die runs out of the frame, when its outline is known (else the box says).
+        ``boxed``: a numbered die read from its box alone, the tray's colour: no outline is
+        looked for around it."""
         h, w = image.shape[:2]
         box = int_box(found_box, w, h)
         if cut is None:
             cut = box_cut(found_box, w, h)
         problem = "cut by the edge" if cut else problem
         if (
-            not problem and value is not None and confidence >= self.sure
+            not problem and not boxed and value is not None and confidence >= self.sure
             and outline_contrast(image, found_box) < OUTLINE_SEEN
         ):  # fmt: skip
             problem = OUTLINE_UNSEEN  # pips with no die around them: perhaps debris
@@ -528,8 +531,9 @@ class DiceReader:
     ) -> DieReading:
         value = match.value if match.confidence > 0 else None
         crop = crop_die(image, box, SIDE, margin=1.0)
+        capped = match.untold and match.confidence <= UNTOLD  # read from its box, not sure
         problem = (
-            FOREIGN if match.foreign else TRAY_COLOURED if match.untold
+            FOREIGN if match.foreign else TRAY_COLOURED if capped
             else LEANING if match.leaning and value is not None
             else OTHER_SHAPE if match.misshapen and value is not None else ""
         )  # fmt: skip
@@ -549,7 +553,7 @@ class DiceReader:
             problem = FOREIGN
         reading = self._die_reading(
             image, box, dieset.reading_die, value, match.confidence, crop, problem, cut,
-            runner_up=match.runner_up,
+            runner_up=match.runner_up, boxed=match.untold,
         )  # fmt: skip
         return replace(reading, lean=telling_lean(match, cut))
 

@@ -55,8 +55,16 @@ CLOSER = 0.9  # ... of this share of the square
 LOPSIDED = 1.5  # light ink outweighing dark this many times (or dark light) is all the ink
 MIN_RATIO = 1.55  # the next face must miss by this many times as much as the best, to be sure
 UNTOLD = 0.6  # the most sure a die read from the finder's box alone may be (the reader's
-# threshold is 0.7): its body was not told from the tray, so its marks' place and size are
-# guesses; asked to be confirmed (one wrong in 40 such dice on rendered felt, taken sure)
+# threshold is 0.7) ... unless it reads at UNTOLD_SURE or more.  Its body was not told from
+# the tray, so its marks' size is a guess (UNTOLD_SIZE) and a cocked die's numeral is not
+# seen off the middle: the stricter bar.  Rendered dice on a felt of their colour (d5, d10,
+# d20, nine looks, 1,132 lying flat): 889 sure and right at 0.9, none wrong; 31 of 304
+# cocked ones sure (the face most up), 80 at 0.7 (docs/vision.md, "Tray colours")
+UNTOLD_SURE = 0.9
+UNTOLD_SIZE = 0.65  # the die's size where the finder's box stands in for its body, in box
+# sides: a body's root area is 0.72-0.78 of the finder's box (renders and burks, medians),
+# and taken smaller the view leaves out more of the felt and the body's rim.  Sure and right
+# at 0.9 of those 1,132 dice: 459 at 1.0 (2 wrong), 750 at 0.8, 889 at 0.65, 881 at 0.6
 OFF_TAUGHT = 0.15  # die sizes: a numeral this far from where it lies on its taught face (off
 # the body's middle, turned and scaled as the die's numeral is) may be on a face that does not
 # lie flat (a cocked die): asked to be confirmed (see docs/vision.md)
@@ -89,7 +97,8 @@ class FaceMatch:
     # of another type, whose numerals read as the set's would (from read(): a die cut by the
     # frame's edge is not misshapen, it is cut)
     runner_up: int | None = None  # the next closest face (offered beside a guess to confirm)
-    untold: bool = False  # no body told apart from the tray: read from the box, never sure
+    untold: bool = False  # no body told apart from the tray: read from the box, sure only
+    # from UNTOLD_SURE
     leaning: bool = False  # the numeral lies OFF_TAUGHT or more from where a flat die has it
     lean: tuple[float, float] | None = None  # how far (x, y, die sizes) it lies from there;
     # None where that is not measured (see match: a middle that is a guess; numeral d6s)
@@ -369,8 +378,8 @@ class DieSet:
         if body is None and untold:
             # a die of the tray's own colour (a white die on a white tray) has no outline
             # apart from it: the finder's box stands in, it counts as a die only where its
-            # marks match a taught face, and it is never sure (UNTOLD)
-            body = replace(boxed, carved=True, untold=True)
+            # marks match a taught face, and it is sure only where they match very well
+            body = replace(boxed, size=boxed.size * UNTOLD_SIZE, carved=True, untold=True)
         if body is None:
             return FaceMatch(bank.values[0], 0.0, 0.0, 0.0, seen=False)
         outline = body.outline()
@@ -399,7 +408,7 @@ class DieSet:
                 both = {v: (s + more.both[v]) / 2 if v in more.both else s for v, s in both.items()}
         value, score, second, sure, runner = _surest(ink, both)
         seen = sure > 0 or not body.carved  # a carved body that matches no face is no die
-        if body.untold:
+        if body.untold and sure < UNTOLD_SURE:
             sure = min(sure, UNTOLD)
         (x, y), (flat_x, flat_y) = query.offset, found.placed[value]
         # not measured where a middle is a guess: a carved or untold body's, or a taught face

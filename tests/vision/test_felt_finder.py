@@ -60,7 +60,9 @@ def test_a_coloured_felt_goes_to_the_felt_finder_where_its_dice_are_its_colour(
         assert dice_like_felt(image, [f.box for f in first.find(image)]), k
         assert not dice_like_felt(image, []), k  # nothing found: no die to tell by
         assert felt.find(image, pips=True) != first.find(image, pips=True), k
-        assert felt.find(image) == first.find(image), k  # numbered dice: the first finder
+        # numbered dice too (the first finder missed 28 of 60 red d20s on red felt, the
+        # felt finder none)
+        assert felt.find(image) != first.find(image), k
     # dice of other colours on the renderer's own trays (its green felt and wood are
     # coloured too), and on a white felt (not coloured), do not go to it (a green die on
     # its green felt may: it is the felt's hue)
