@@ -93,6 +93,9 @@ NUMERAL_SHARP = 0.18  # a numbered die read surely whose outline is less steep t
 UNCHANGED_SCORE = 0.6  # a numbered die the picture dropped is read where the finder is this
 # sure (rendered felts: finds on dice the picture dropped 0.35-0.95, all but 2 of 42 over
 # 0.6; off dice 0.35-0.38)
+UNTOLD_FOUND = 0.6  # a numbered die read from the finder's box alone (no body told from the
+# tray: teach.UNTOLD_SURE) is sure only where the finder is this sure of it: parts of burks'
+# tower, read "1" from their boxes at 0.91-1.0 without the empty-tray picture, score 0.42-0.48
 ON_ONE_DIE = 0.3  # a find the empty-tray picture dropped, this share of whose box (or of
 # the other's, the smaller) lies in a find kept, is on the same die
 CROP_INSET = 0.08  # a die's crop photo shows a little tray around the die on every side
@@ -474,6 +477,8 @@ class DiceReader:
                     dice.append(pip)
                     continue
             match = replace(match, leaning=may_be_cocked(match.lean, slant))
+            if match.untold and match.confidence > UNTOLD and f.score < UNTOLD_FOUND:
+                match = replace(match, confidence=UNTOLD)  # no body, and the finder unsure
             if f.new_at_edge and not match.seen:
                 cut = True  # too little of the die inside to find its body
             elif match.confidence == 0.0 and (f.score < 0.6 or not match.seen):
