@@ -169,14 +169,17 @@ class DieFinder:
         empty_tray: np.ndarray | None = None,
         pips: bool = False,
         ratio: np.ndarray | None = None,
+        dark: bool = False,
     ) -> list[Found]:
         """Dice in ``image`` (a view of the tray: dice about 3–12% of its width).  With
         ``pips`` (pip dice expected) dice larger than that are looked at again, smaller
         (find_farther).  ``ratio``: the frame's :func:`log_ratio` to the empty tray, where
-        the caller has it already."""
-        # pip dice on a dark felt: the felt finder (numbered dice are read from their
-        # bodies, and burks' dice on a tower's dark floor read back right with the first)
-        felt = pips and self._felt_net is not None and dark_felt(image)
+        the caller has it already.  ``dark``: the dice may be as dark as a dark felt (a set
+        of black numbered dice, DieSet.dark)."""
+        # pip dice on a dark felt, and numbered dice as dark as it: the felt finder (the
+        # first boxes a black d5's numeral alone on black felt; other numbered dice are read
+        # from their bodies, and burks' dice on a tower's dark floor read back right with it)
+        felt = (pips or dark) and self._felt_net is not None and dark_felt(image)
         first = self._find_at(image, 1.0, felt=felt)
         # a coloured felt where a die found is the felt's colour, or none is: more may hide
         # on it.  Looked at again by the felt finder (red d6s on red felt: 33 of 80 read

@@ -145,7 +145,11 @@ class DiceReader:
         return self._finds(image, empty_tray, pips)[0]
 
     def _finds(
-        self, image: np.ndarray, empty_tray: np.ndarray | None = None, pips: bool = False
+        self,
+        image: np.ndarray,
+        empty_tray: np.ndarray | None = None,
+        pips: bool = False,
+        dark: bool = False,
     ) -> tuple[list[Found], list[Found], bool]:
         """:meth:`find`'s dice; (numbered dice only, not ``pips``) the finder's sure finds
         an up-to-date empty-tray picture dropped (their middles changed too little from it:
@@ -154,11 +158,12 @@ class DiceReader:
         anything: none are given); and whether the dice are the picture's change blobs (the
         picture dropped every find).  With ``pips``, such finds of any score whose box
         changed somewhere (``most_changed`` at least MARKED) are among the dice instead:
-        the picture drops only what did not change at all."""
+        the picture drops only what did not change at all.  ``dark``: numbered dice as dark
+        as a dark felt are expected (DieFinder.find)."""
         if empty_tray is None or empty_tray.shape != image.shape:
-            return self.finder.find(image, empty_tray, pips=pips), [], False
+            return self.finder.find(image, empty_tray, pips=pips, dark=dark), [], False
         ratio = log_ratio(image, empty_tray)  # computed once for the uses below
-        every = self.finder.find(image, None, pips=pips)
+        every = self.finder.find(image, None, pips=pips, dark=dark)
         found = changed_finds(every, image, empty_tray, ratio)
         # whether the picture is stale (under other light): worked out once, when first asked
         stale = functools.cache(lambda: light_change(image, empty_tray, ratio) > LIGHT_MOVED)
@@ -244,7 +249,8 @@ class DiceReader:
         start: float,
     ) -> ThrowReading:
         """:meth:`read`'s work on one frame as it is (``start``: when the reading began)."""
-        found, unchanged, blobs = self._finds(image, empty_tray, pips=die not in self.diesets)
+        dark = die in self.diesets and self.diesets[die].dark
+        found, unchanged, blobs = self._finds(image, empty_tray, die not in self.diesets, dark)
         if die in self.diesets:
             stills = [as_bgr8(f) for f in earlier[max(0, len(earlier) - LOOKS_AGAIN) :]]
             stills = [f for f in stills if f.shape == image.shape]

@@ -37,6 +37,7 @@ import numpy as np
 from mechanics.reading import faces_of
 from vision.crops import crop_die
 from vision.die_shape import outline_shape, shape_gap
+from vision.felt import DARK_FELT
 from vision.pixels import FrameError, read_image
 from vision.teach_body import MARGIN, Body, body_colour, colour_gap, locate
 from vision.teach_marks import SIDE, VARIANTS, Bank, Marks, ink_polarity
@@ -222,6 +223,7 @@ class DieSet:
             raise DieSetError(f"teach mode is for {', '.join(DIE_TYPES)}, not {self.die!r}")
         self._taught = [self._seen(v, crop) for v, crops in self.crops.items() for crop in crops]
         self._bank: Bank | None = None  # built when first read (after all the teaching)
+        self._dark: bool | None = None  # worked out when first asked (dark)
         self._polarity = 0
         self._colours = np.zeros((0, 2))
         self._shapes = np.zeros((0, 0))
@@ -230,6 +232,20 @@ class DieSet:
     def reading_die(self) -> str:
         """The die type its readings carry (a numeral d6 is a d6)."""
         return reading_die(self.die)
+
+    @property
+    def dark(self) -> bool:
+        """Whether the set's dice are as dark as a dark felt (black dice): the median grey of
+        its taught bodies under DARK_FELT.  On a dark felt the first finder boxes such a
+        die's numeral alone, the felt finder the die (vision/finder.py)."""
+        if self._dark is None:
+            greys = [
+                float(np.median(cv2.cvtColor(t.region, cv2.COLOR_BGR2GRAY)[t.body.mask > 0]))
+                for t in self._taught
+                if t.body.mask is not None and t.body.mask.any()
+            ]
+            self._dark = bool(greys) and float(np.median(greys)) < DARK_FELT
+        return self._dark
 
     def _seen(self, value: int, crop: np.ndarray) -> _Taught:
         region = cv2.resize(crop, (REGION, REGION), interpolation=cv2.INTER_AREA)
@@ -271,6 +287,7 @@ class DieSet:
         self.crops.setdefault(value, []).append(crop)
         self._taught.append(seen)
         self._bank = None
+        self._dark = None
         if not unlike:
             return ""
         return (f"face {value} is taught, but {unlike}: if it is another die, forget face "
@@ -302,6 +319,7 @@ class DieSet:
         del self.crops[value]
         self._taught = [t for t in self._taught if t.value != value]
         self._bank = None
+        self._dark = None
 
     def missing(self) -> list[int]:
         return [v for v in faces_of(self.reading_die) if v not in self.crops]

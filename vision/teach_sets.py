@@ -40,6 +40,11 @@ class DieSets:
     def reading_die(self) -> str:
         return self.sets[0].reading_die
 
+    @property
+    def dark(self) -> bool:
+        """Whether any of the sets' dice are as dark as a dark felt (DieSet.dark)."""
+        return any(s.dark for s in self.sets)
+
     def read(
         self, image: np.ndarray, box: tuple[float, float, float, float], split: bool = False
     ) -> FaceMatch:
