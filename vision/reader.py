@@ -40,6 +40,7 @@ from vision.colour import colour_name
 from vision.crops import crop_die
 from vision.debris import OUTLINE_SEEN, face_against_tray, outline_contrast, speck_sized
 from vision.faces import ALLOWED, FaceClassifier, FaceGuess
+from vision.felt import dark_felt
 from vision.finder import (
     LIGHT_MOVED,
     MARKED,
@@ -93,6 +94,8 @@ NUMERAL_SHARP = 0.18  # a numbered die read surely whose outline is less steep t
 UNCHANGED_SCORE = 0.6  # a numbered die the picture dropped is read where the finder is this
 # sure (rendered felts: finds on dice the picture dropped 0.35-0.95, all but 2 of 42 over
 # 0.6; off dice 0.35-0.38)
+UNCHANGED_FELT = 0.4  # ... where the felt finder found them (a set of black dice on a dark
+# felt): it is less sure of a small black die (0.42 where the first finder gave 0.63)
 UNTOLD_FOUND = 0.6  # a numbered die read from the finder's box alone (no body told from the
 # tray: teach.UNTOLD_SURE) is sure only where the finder is this sure of it: parts of burks'
 # tower, read "1" from their boxes at 0.91-1.0 without the empty-tray picture, score 0.42-0.48
@@ -167,7 +170,8 @@ class DiceReader:
         found = changed_finds(every, image, empty_tray, ratio)
         # whether the picture is stale (under other light): worked out once, when first asked
         stale = functools.cache(lambda: light_change(image, empty_tray, ratio) > LIGHT_MOVED)
-        unchanged = [f for f in every if f not in found and (pips or f.score >= UNCHANGED_SCORE)]
+        least = UNCHANGED_FELT if dark and dark_felt(image) else UNCHANGED_SCORE
+        unchanged = [f for f in every if f not in found and (pips or f.score >= least)]
         if unchanged and stale():
             unchanged = []
         if unchanged:  # a die thrown since changes some of its box, if only its numeral

@@ -517,7 +517,11 @@ class _TwoFindsOnEachDie:
         self.boxes: list[tuple[float, float, float, float]] = []
 
     def find(
-        self, image: np.ndarray, empty_tray: np.ndarray | None = None, pips: bool = False
+        self,
+        image: np.ndarray,
+        empty_tray: np.ndarray | None = None,
+        pips: bool = False,
+        dark: bool = False,
     ) -> list[Found]:
         found = []
         for x0, y0, x1, y1 in self.boxes:
