@@ -217,3 +217,11 @@ def test_dark_dice_on_a_dark_felt_are_named(reader: DiceReader) -> None:
         image = render_throw(spec, np.random.default_rng(6)).image
         said = check_camera(_frames([image]), reader).advice
         assert not any("the felt" in a for a in said), (tray, said)
+    # black d20s on black felt: their numerals, not pips, are what the camera sees
+    numbered = DiceReader()
+    numbered.add_dieset(taught_from_renders("d20", 1))
+    spec = ThrowSpec(dice=("d20",) * 4, looks=(black,), tray=(26, 26, 28))
+    image = render_throw(spec, np.random.default_rng(6)).image
+    said = check_camera(_frames([image]), numbered, "d20").advice
+    felt = [a for a in said if "as dark as the felt" in a]
+    assert len(felt) == 1 and "little but their numerals" in felt[0], said
