@@ -28,13 +28,7 @@ from server.diesets import DieSetStore
 from server.empty_tray import EmptyTrayError, EmptyTrayStore
 from server.table import Table
 from vision.advice import NUMBERED_UNTAUGHT
-from vision.camera_check import (
-    NUMBERED_DICE,
-    edge_blur,
-    felt_advice,
-    focus_advice,
-    slant_advice,
-)
+from vision.camera_check import edge_blur, felt_advice, focus_advice, slant_advice
 from vision.felt import dark_dice_on_dark_felt
 from vision.finder import LIGHT_MOVED, light_change
 from vision.frames import CameraError, Frame, FrameSource
@@ -433,8 +427,7 @@ class CameraSource:
         self._felt_throws = self._felt_throws + 1 if alike else 0
         if self._felt_throws >= FELT_KEPT:
             self._told_felt = True
-            numbered = any(d.die in NUMBERED_DICE for d in result.dice)
-            detail = felt_advice(alike, len(result.dice), numbered)
+            detail = felt_advice(alike, result.dice)
             self._table.source_event(self.name, "notice", {"detail": detail})
 
     def _check_light(self, image: np.ndarray, tray: np.ndarray) -> None:

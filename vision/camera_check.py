@@ -24,6 +24,7 @@ from vision.felt import dark_dice_on_dark_felt
 from vision.frames import Frame
 from vision.numbered_finds import camera_slant
 from vision.reader import DiceReader
+from vision.readings import DieReading
 from vision.settle import MOVED_SHARE, SettleDetector
 
 SMALL_SHARE = 0.04  # a die narrower than this share of the frame: read well only with a
@@ -95,13 +96,14 @@ def focus_advice(blur: float | None) -> str:
 NUMBERED_DICE = frozenset({"d5", "d10", "d20"})  # read by their numerals (felt_advice)
 
 
-def felt_advice(alike: int, dice: int, numbered: bool = False) -> str:
+def felt_advice(alike: int, dice: Sequence[DieReading]) -> str:
     """What to say where ``alike`` of the ``dice`` found are as dark as their dark felt.
     Rendered throws read right: black pip dice on black and dark blue felt 1,467 of 1,680,
     on the renderer's own trays 351 of 360 (docs/vision.md, "The felt finder, measured");
-    ``numbered`` (d5, d10, d20): black ones there 150 of 240 sure, on the renderer's own
-    trays about 9 in 10 ("Tray colours, measured")."""
-    which = "the die is" if dice == 1 else f"{alike} of the {dice} dice are"
+    numbered ones among them (d5, d10, d20): black ones there 150 of 240 sure, on the
+    renderer's own trays about 9 in 10 ("Tray colours, measured")."""
+    numbered = any(d.die in NUMBERED_DICE for d in dice)
+    which = "the die is" if len(dice) == 1 else f"{alike} of the {len(dice)} dice are"
     how = ("such dice show little but their numerals, and about 1 in 3 is left to confirm "
            "(1 in 10 on a lighter felt)" if numbered else
            "such dice show little but their pips, and about 1 in 8 is left to confirm or "
@@ -199,8 +201,7 @@ def check_camera(
     if said:
         advice.append(said)
     if like_felt := dark_dice_on_dark_felt(last, [d.box for d in result.dice]):
-        numbered = any(d.die in NUMBERED_DICE for d in result.dice)
-        advice.append(felt_advice(like_felt, len(result.dice), numbered))
+        advice.append(felt_advice(like_felt, result.dice))
     if empty_tray is None and any(d.problem in (OUTLINE_UNSEEN, SPECK_SIZED) for d in result.dice):
         advice.append("specks, crumbs or lint on the tray look like dice showing a pip or "
                       "two (no die's outline stands out around them): clean the tray, or take "
