@@ -103,7 +103,7 @@ class DieSetStore:
             raise DieSetError(f"show exactly one die to teach a face; the camera sees {len(found)}")
         note = dieset.teach(value, DieSet.region(image, found[0].box))
         dieset.save(path)
-        return dieset, note
+        return dieset, "; ".join(filter(None, (note, dieset.aside_note())))
 
     def face_picture(self, name: str, value: int) -> bytes:
         """The photos face ``value`` of set ``name`` was taught from, side by side (PNG,

@@ -15,12 +15,14 @@ import numpy as np
 
 from vision.advice import LIKELY
 from vision.finder import Found
-from vision.teach import DieSet, FaceMatch
+from vision.teach import OFF_TAUGHT, DieSet, FaceMatch
 from vision.teach_sets import DieSets
 
 SLANTED = 3  # numbered dice at least, and half of those looked at, whose numerals lie ...
 AGREE = 0.1  # ... within this (die sizes) of the same way off: the camera's slant, not theirs
 TRUE_SLANT = 0.5  # ... where the mean of them all lies this near it, of its length (a ring: none)
+FLAT_SPREAD = 0.1  # die sizes: a flat die's numeral lies about this near where it is taught to
+# (taught_way: a die further off may be cocked either way, and tells nothing of the way)
 
 SAME_BODY = 0.7  # two finds whose die bodies overlap this much (IoU) are one die ...
 APART = 0.3  # ... unless, shared out between its cores, each find's share overlaps the other's
@@ -54,6 +56,40 @@ def telling_lean(match: FaceMatch, cut: bool) -> tuple[float, float] | None:
     """The match's lean where it tells of the camera (camera_slant): a die read at least
     LIKELY and whole (a die cut by the frame's edge has its middle cut too)."""
     return match.lean if match.confidence >= LIKELY and not cut else None
+
+
+def lean_in(match: FaceMatch, way: int) -> tuple[float, float] | None:
+    """The match's lean by reading ``way`` of the taught offsets (teach_marks.Bank._placed:
+    0, the whole offset turns with the die; 1, the part every taught face shares stays put)."""
+    return match.lean if match.leans is None else match.leans[way]
+
+
+def taught_way(
+    matches: Sequence[FaceMatch], leans: Sequence[tuple[float, float]] = ()
+) -> tuple[int, tuple[float, float]]:
+    """Which reading of the taught offsets the frame's numbered dice fit (its way, as in
+    :func:`lean_in`), and the camera's slant by it.  Faces shown straight from above, every
+    one the same way up, share their own offset (a d5's numeral lies off its prism's
+    middle) and fit the first; faces shown through a camera at a slant share the camera's,
+    which stays put as a die turns, and fit the second.  The second where by it the dice lie
+    nearer where flat ones do (after the slant; each die's distance counted up to
+    FLAT_SPREAD: a cocked die lies far off by either reading, and would otherwise choose the
+    one that excuses it) and no more of them are "may be cocked"; else the first, as before
+    the second was known.  One reading for the whole frame, so that its flat dice agree on
+    the camera's slant (camera_slant); ``leans``: the dice read before, as there."""
+    scored = []
+    for way in (0, 1):
+        own = [lean_in(m, way) for m in matches]
+        told = [lean for m, lean in zip(matches, own, strict=True)
+                if lean is not None and telling_lean(m, m.cut) is not None]  # fmt: skip
+        slant = camera_slant([*told, *leans])
+        off = [math.hypot(x - slant[0], y - slant[1]) for x, y in filter(None, own)]
+        fit = sum(min(d, FLAT_SPREAD) ** 2 for d in off)
+        scored.append((fit, sum(d > OFF_TAUGHT for d in off), slant))
+    (fit_0, asked_0, slant_0), (fit_1, asked_1, slant_1) = scored
+    if fit_1 < fit_0 and asked_1 <= asked_0:
+        return 1, slant_1
+    return 0, slant_0
 
 
 def camera_slant(leans: Sequence[tuple[float, float]]) -> tuple[float, float]:

@@ -54,7 +54,7 @@ from vision.finder import (
     most_changed,
 )
 from vision.frame_rules import asked, parts_left_out, plain_sure, with_dim_guesses
-from vision.numbered_finds import camera_slant, one_per_body, telling_lean, within
+from vision.numbered_finds import lean_in, one_per_body, taught_way, telling_lean, within
 from vision.pixels import as_bgr8, brightened, dim_gain
 from vision.plain_faces import unfound_blobs
 from vision.readings import (
@@ -472,8 +472,7 @@ class DiceReader:
                 g for g in found if not any(within(g.box, f.box) > ON_ONE_DIE for f, _ in extra)
             ]
         read = one_per_body(image, [(f, dieset.read(image, f.box)) for f in found] + extra, dieset)
-        own = [lean for _, m in read if (lean := telling_lean(m, m.cut)) is not None]
-        slant = camera_slant([*own, *leans])
+        way, slant = taught_way([m for _, m in read], leans)
         dice = []
         pips = [d for d in others if d in PIP_KINDS]
         for f, match in read:
@@ -486,7 +485,8 @@ class DiceReader:
                 if pips and (pip := self._pip_die(image, f.box, pips)) is not None:
                     dice.append(pip)
                     continue
-            match = replace(match, leaning=may_be_cocked(match.lean, slant))
+            lean = lean_in(match, way)
+            match = replace(match, lean=lean, leaning=may_be_cocked(lean, slant))
             if match.untold and match.confidence > UNTOLD and f.score < UNTOLD_FOUND:
                 match = replace(match, confidence=UNTOLD)  # no body, and the finder unsure
             if f.new_at_edge and not match.seen:
@@ -498,7 +498,7 @@ class DiceReader:
                 if cut and match.confidence == 0.0 and not f.new_at_edge:
                     continue  # something cut off by the frame's edge that matches no face
             if earlier and not cut:
-                match = self._looked_again(match, f.box, dieset, earlier, slant)
+                match = self._looked_again(match, f.box, dieset, earlier, slant, way)
             reading = self._numbered_reading(image, f.box, dieset, match, cut)
             if reading.problem == FOREIGN and pips and not (match.foreign or match.misshapen):
                 # a pip die (the face network says), perhaps one a check waits for (a die of
@@ -515,12 +515,13 @@ class DiceReader:
         dieset: DieSet | DieSets,
         earlier: Sequence[np.ndarray],
         slant: tuple[float, float] = (0.0, 0.0),
+        way: int = 0,
     ) -> FaceMatch:
         """A die left to confirm for its confidence alone, read again at ``box`` in the
         ``earlier`` frames: read the same in every one, its confidence is their mean (a
         frame's noise moves a small numeral's scores: of 72 rendered d20s read in three
         still frames, 11 were sure in some and not in others).  Any other answer in any
-        frame, and it stays as it was.  ``slant``: see :func:`camera_slant`."""
+        frame, and it stays as it was.  ``slant`` and ``way``: see :func:`taught_way`."""
         plain = not (match.foreign or match.untold or match.leaning or match.misshapen)
         if not plain or not LIKELY <= match.confidence < self.sure:
             return match
@@ -530,7 +531,7 @@ class DiceReader:
             if (
                 again.value != match.value
                 or again.confidence == 0.0
-                or may_be_cocked(again.lean, slant)
+                or may_be_cocked(lean_in(again, way), slant)
             ):
                 return match
             confidences.append(again.confidence)

@@ -40,7 +40,7 @@ from vision.die_shape import outline_shape, shape_gap
 from vision.felt import DARK_FELT
 from vision.pixels import FrameError, read_image
 from vision.teach_body import MARGIN, Body, body_colour, colour_gap, locate
-from vision.teach_marks import SIDE, VARIANTS, Bank, Marks, ink_polarity
+from vision.teach_marks import SIDE, VARIANTS, Bank, Marks, Placed, ink_polarity
 
 __all__ = ["DIE_TYPES", "MARGIN", "SIDE", "DieSet", "DieSetError", "FaceMatch", "locate"]
 
@@ -70,6 +70,13 @@ OFF_TAUGHT = 0.15  # die sizes: a numeral this far from where it lies on its tau
 # the body's middle, turned and scaled as the die's numeral is) may be on a face that does not
 # lie flat (a cocked die): asked to be confirmed (see docs/vision.md)
 LEANS = ("d5", "d10", "d20")  # not the numeral d6: no rendered ones to measure the rule on
+ASIDE = {"d10": 0.15, "d20": 0.13}  # die sizes: taught numerals that lie, on the mean, this
+# far one way off their bodies' middles were shown through a camera at a slant of 0.25-0.3 or
+# more, or on a tray that cut their outlines (renders: d20s 0.03-0.07 shown through a camera
+# at 0.1, 0.08-0.12 at 0.2, 0.14-0.17 at 0.3, white ones cut by a light grey tray 0.18; d10s
+# 0.04-0.11, 0.11-0.13, 0.16-0.18, 0.2; burks' real d20 0.056, d10 0.042).  Not d5s: their
+# numeral lies 0.12 off their prism's middle, so the mean depends on how they were turned
+ASIDE_FACES = 4  # ... judged from this many taught faces with an outline
 TOUCH = 2  # region pixels: a body's outline this close to the frame's edge runs up to it
 DIE_TYPES = ("d5", "d6_numeral", "d10", "d20")
 
@@ -103,6 +110,9 @@ class FaceMatch:
     leaning: bool = False  # the numeral lies OFF_TAUGHT or more from where a flat die has it
     lean: tuple[float, float] | None = None  # how far (x, y, die sizes) it lies from there;
     # None where that is not measured (see match: a middle that is a guess; numeral d6s)
+    leans: tuple[tuple[float, float], tuple[float, float]] | None = None  # the lean by each
+    # reading of the taught offsets (teach_marks.Bank._placed); ``lean`` is the nearer, until
+    # the reader takes one reading for the whole frame (numbered_finds.taught_way)
 
 
 def _confidence(score: float, second: float) -> float:
@@ -120,6 +130,16 @@ def may_be_cocked(
     """Whether a die whose numeral lies ``lean`` from where a flat die has it may be cocked,
     where every flat die's numeral is moved by ``slant`` (a camera at a slant)."""
     return lean is not None and math.hypot(lean[0] - slant[0], lean[1] - slant[1]) > OFF_TAUGHT
+
+
+def _leans(
+    offset: tuple[float, float], placed: Placed
+) -> tuple[tuple[float, float], tuple[float, float]]:
+    """How far a numeral lying ``offset`` off its body's middle lies from where a flat die
+    has it, by each of the two readings of the taught offsets (``placed``; see
+    teach_marks.Bank._placed)."""
+    (ax, ay), (bx, by) = placed
+    return (offset[0] - ax, offset[1] - ay), (offset[0] - bx, offset[1] - by)
 
 
 def _ranked(scores: dict[int, float]) -> list[tuple[int, float]]:
@@ -310,6 +330,29 @@ class DieSet:
             return f"its outline is not the shape of {before}"
         return ""
 
+    def aside_note(self) -> str:
+        """What to check where the taught faces' numerals lie, on the mean, ASIDE or more one
+        way off their bodies' middles ("" where they do not, or where that is not told): the
+        camera looked at the tray at a slant, or the tray cut the dice's outlines.  Flat dice
+        are still read (the reader takes that part for the camera's: teach_marks.Bank._placed),
+        but less surely: through a camera at a slant of 0.3, 4 of 62 sure d20s were wrong."""
+        if self.die not in ASIDE or self.margin <= ROOMY:
+            return ""
+        outlined = sum(t.body.mask is not None for t in self._taught)
+        if outlined < ASIDE_FACES:
+            return ""
+        aside = math.hypot(*self._ready().common)
+        if aside < ASIDE[self.die]:
+            return ""
+        return (
+            f"the numerals of the faces taught lie {aside:.2f} of a die one way off their "
+            "dice's middles (on faces shown straight from above, on a tray of another colour "
+            "than the dice, under 0.07): the camera looks at the tray at a slant, or the tray "
+            "is so near the dice's colour that it cuts their outlines. Dice are then read less "
+            "surely: mount the camera straight over the tray, lay a tray or cloth of another "
+            "colour than the dice, and teach the faces again"
+        )
+
     def forget(self, value: int) -> None:
         """Forget every photo of face ``value`` (one shown as another face by mistake), so
         that it can be shown again."""
@@ -428,14 +471,16 @@ class DieSet:
         seen = sure > 0 or not body.carved  # a carved body that matches no face is no die
         if body.untold and sure < UNTOLD_SURE:
             sure = min(sure, UNTOLD)
-        (x, y), (flat_x, flat_y) = query.offset, found.placed[value]
         # not measured where a middle is a guess: a carved or untold body's, or a taught face
         # of an old set (its crop's middle, the finder's box, not its body's: see _seen)
         measured = self.die in LEANS and self.margin > ROOMY and not (body.carved or body.untold)
-        lean = (x - flat_x, y - flat_y) if measured else None
+        leans = _leans(query.offset, found.placed[value]) if measured else None
+        # judged alone, the die takes the kinder reading; the reader takes one for the frame
+        lean = None if leans is None else min(leans, key=lambda off: math.hypot(*off))
         return FaceMatch(
             value, score, score - second, sure, seen, outline, runner_up=runner,
-            untold=body.untold, leaning=may_be_cocked(lean), lean=lean, misshapen=misshapen,
+            untold=body.untold, leaning=may_be_cocked(lean), lean=lean, leans=leans,
+            misshapen=misshapen,
         )  # fmt: skip
 
     # --- on disk ------------------------------------------------------------------------------

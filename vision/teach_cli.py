@@ -176,6 +176,8 @@ def run_teach(args: argparse.Namespace) -> int:
     _say_once(dieset)
     for note in notes:
         print(note)
+    if aside := dieset.aside_note():
+        print(f"check the set: {aside}")
     return 0
 
 

@@ -365,6 +365,9 @@ class _Squares:
         return self._best(self._normalised(posed, dots, views), seeds)
 
 
+Placed = tuple[tuple[float, float], tuple[float, float]]  # a flat die's numeral, read two ways
+
+
 class Posed(NamedTuple):
     """Where a taught view fit a die best: its pose (turn, scale), its square's shift (x, y,
     view pixels) and its score there."""
@@ -379,9 +382,9 @@ class Best(NamedTuple):
 
     ink: dict[int, float]  # each face's best score, the ink alone
     both: dict[int, float]  # the mean of its best view's ink and detail scores
-    placed: dict[int, tuple[float, float]]  # where its best view's numeral lies off the
-    # body's middle (die sizes), turned and scaled as the query's numeral is: where a flat
-    # die showing that face has it
+    placed: dict[int, Placed]  # where a flat die showing that face has its numeral off the
+    # body's middle (die sizes), from its best view's, turned and scaled as the query's
+    # numeral is: read two ways (Bank._placed)
     posed: dict[int, Posed]  # each view compared at full resolution: where it fit best
 
 
@@ -399,6 +402,7 @@ class Bank:
         self._views_of: dict[int, np.ndarray] = {}
         self._grid = np.zeros((0, 0), np.intp)  # faces × their views (see best)
         self._stacked: np.ndarray | None = None
+        self._common = (0.0, 0.0)  # the views' numerals' mean way off their bodies' middles
 
     def add(self, value: int, marks: Marks) -> None:
         self.values.append(value)
@@ -411,6 +415,15 @@ class Bank:
 
     def __len__(self) -> int:
         return len(self.values)
+
+    @property
+    def common(self) -> tuple[float, float]:
+        """The taught views' numerals' mean way off their bodies' middles (die sizes): the
+        part of each view's offset that every face shares (see :meth:`_placed`)."""
+        if not self._offsets:
+            return 0.0, 0.0
+        mean = np.mean(np.array(self._offsets, np.float64), axis=0)
+        return float(mean[0]), float(mean[1])
 
     def best(self, query: Marks, only: set[int] | None = None, near: Best | None = None) -> Best:
         """The closest taught faces' best normalised cross-correlations with ``query`` over
@@ -430,6 +443,7 @@ class Bank:
                 value: np.array([n for n, v in enumerate(self.values) if v == value])
                 for value in dict.fromkeys(self.values)
             }
+            self._common = self.common
             most = max(len(views) for views in self._views_of.values())
             self._grid = np.array([  # faces × views, len(values) (no view) past a face's own
                 np.pad(views, (0, most - len(views)), constant_values=len(self.values))
@@ -554,12 +568,24 @@ class Bank:
         posed = {n: Posed(best_at[n], best_shift[n], scores[n]) for n in scores}
         return Best(ink, both, placed, posed)
 
-    def _placed(self, view: int, pose: tuple[float, float]) -> tuple[float, float]:
-        """Where ``view``'s numeral lies off its body's middle, turned and scaled by ``pose``
-        (turn, scale: from the view's pixels to the query's, as in :func:`window`)."""
+    def _placed(self, view: int, pose: tuple[float, float]) -> Placed:
+        """Where a flat die showing ``view``'s face has its numeral off its body's middle,
+        the die turned and scaled by ``pose`` (turn, scale: from the view's pixels to the
+        query's, as in :func:`window`), read two ways.  The whole of the view's offset turns
+        with the die: the face's own (a d5's numeral lies off its prism's middle), as on
+        faces shown straight from above.  Or the mean of every view's stays where it is in
+        the frame, the camera's (a camera at a slant shows each die's sides on the side
+        towards it) or the tray's (where it cut the bodies' outlines), and the rest turns:
+        faces shown through the camera that reads the throws.  The offsets alone do not
+        tell which: faces all shown one way up share their own offset too."""
         (x, y), (turn, scale) = self._offsets[view], pose
         c, s = math.cos(turn) * scale, math.sin(turn) * scale
-        return c * x - s * y, s * x + c * y
+        mx, my = self._common
+        own = (x - mx, y - my)
+        return (
+            (c * x - s * y, s * x + c * y),
+            (c * own[0] - s * own[1] + mx, s * own[0] + c * own[1] + my),
+        )
 
     def _fine_scores(
         self,
