@@ -26,6 +26,7 @@ from vision.numbered_finds import camera_slant
 from vision.reader import DiceReader
 from vision.readings import DieReading
 from vision.settle import MOVED_SHARE, SettleDetector
+from vision.teach_sets import DieSets
 
 SMALL_SHARE = 0.04  # a die narrower than this share of the frame: read well only with a
 LARGE_SHARE = 0.15  # second, closer look (rendered d6s: 3.7%, 88 of 96); wider: few fit
@@ -200,6 +201,7 @@ def check_camera(
     slant, said = slant_advice([d.lean for d in result.dice if d.lean is not None])
     if said:
         advice.append(said)
+    advice += _set_notes(reader, die)
     if like_felt := dark_dice_on_dark_felt(last, [d.box for d in result.dice]):
         advice.append(felt_advice(like_felt, result.dice))
     if empty_tray is None and any(d.problem in (OUTLINE_UNSEEN, SPECK_SIZED) for d in result.dice):
@@ -231,6 +233,14 @@ def slant_advice(leans: Sequence[tuple[float, float]]) -> tuple[float | None, st
         'flat dice are then asked "may be cocked" more often. Mount the camera straight over '
         "the tray"
     )
+
+
+def _set_notes(reader: DiceReader, die: str) -> list[str]:
+    """What to check in the die sets ``die`` is read with (DieSet.aside_note): a set taught
+    through this camera reads its slant as its own, so the dice's leans do not show it."""
+    dieset = reader.diesets.get(die)
+    sets = () if dieset is None else dieset.sets if isinstance(dieset, DieSets) else (dieset,)
+    return [f"the die set {s.name!r}: {note}" for s in sets if (note := s.aside_note())]
 
 
 def _taught(reader: DiceReader, die: str) -> str:

@@ -175,6 +175,23 @@ def test_a_camera_looking_at_a_slant_is_named() -> None:
             assert check.slant is None or check.slant < 0.05, check.slant
 
 
+def test_a_die_set_taught_at_a_slant_or_on_a_cutting_tray_is_named() -> None:
+    """A set whose taught numerals lie one way off their dice's middles (here white d20s
+    taught on a light grey tray that cut their outlines) reads that as the camera's, so the
+    dice's leans do not show it: the check names the set and says what to do."""
+    reader = DiceReader()
+    reader.add_dieset(taught_from_renders("d20", 0, "white d20s", design=0))
+    spec = ThrowSpec(dice=("d20",) * 3, perspective=0.0, looks=(PALETTE[0],))
+    images = [image for image, _ in render_settling(spec, np.random.default_rng(9), 0, 3)]
+    check = check_camera(_frames(images), reader, "d20")
+    said = [a for a in check.advice if a.startswith("the die set 'white d20s': the numerals")]
+    assert len(said) == 1 and "teach the faces again" in said[0], check.advice
+    reader = DiceReader()
+    reader.add_dieset(taught_from_renders("d20", 2, "red d20s", design=0))
+    check = check_camera(_frames(images), reader, "d20")
+    assert not [a for a in check.advice if a.startswith("the die set")], check.advice
+
+
 def test_dice_left_unsure_alike_are_one_line_with_their_count(reader: DiceReader) -> None:
     spec = ThrowSpec(dice=("d20",) * 3, perspective=0.0, looks=(PALETTE[2],), touching=0.0)
     frames = [image for image, _ in render_settling(spec, np.random.default_rng(6), 0, 6)]
