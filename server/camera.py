@@ -99,7 +99,8 @@ class CameraSource:
         self._told_focus = False
         self._felt_throws = 0  # throws in a row with dice as dark as their dark felt
         self._told_felt = False
-        self._told_sets: set[str] = set()  # die sets left out (spoilt on disk), announced
+        self._told_sets: set[str] = set()  # die sets left out (spoilt on disk) or to check,
+        # announced
         self._told_untaught: set[str] = set()  # numbered dice checks wait for, no set taught
 
     # --- the thread -----------------------------------------------------------------------
@@ -280,10 +281,10 @@ class CameraSource:
         ``before``: the last throw read, whose dice lying as they lay there are not read
         again (a hand passed over the tray, or a die was taken out and the rest stayed)."""
         if self._diesets is not None:  # sets taught on the Devices page count at once
-            for left_out in self._diesets.use_in(self._reader):
-                if left_out not in self._told_sets:  # said once a run (and again if it changes)
-                    self._told_sets.add(left_out)
-                    self._table.source_event(self.name, "notice", {"detail": left_out})
+            for said in self._diesets.use_in(self._reader):  # sets left out, sets to check
+                if said not in self._told_sets:  # said once a run (and again if it changes)
+                    self._told_sets.add(said)
+                    self._table.source_event(self.name, "notice", {"detail": said})
         if self._collector is not None and self._collector.collecting:
             said = self._collector.offer(image, self._reader)  # teaching, not playing
             self._table.set_preview(self.name, outlined(image, ThrowReading((), 0.0)), image)

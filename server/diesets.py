@@ -139,17 +139,23 @@ class DieSetStore:
     def use_in(self, reader: DiceReader) -> list[str]:
         """Give ``reader`` every set here (the newest taught state), by die type; a set that
         cannot be loaded is left out, and what is returned says why, one line a set (the
-        other sets and pip dice are read as usual)."""
+        other sets and pip dice are read as usual); so does what to check in a set that is
+        used (DieSet.aside_note: taught through a camera at a steep slant, or on a tray that
+        cut its dice's outlines)."""
         reader.diesets = {}
-        left_out = []
+        said = []
         for name in self.names():
             try:
-                reader.add_dieset(self.get(name))
+                dieset = self.get(name)
+                reader.add_dieset(dieset)
             except DieSetError as err:
                 if not (self.folder / name / "dieset.json").is_file():
                     continue  # removed since it was listed
-                left_out.append(f"die set {name!r} is not used ({err}): {MEND}")
-        return left_out
+                said.append(f"die set {name!r} is not used ({err}): {MEND}")
+                continue
+            if note := dieset.aside_note():
+                said.append(f"die set {name!r}: {note}")
+        return said
 
 
 def side_by_side(regions: list[np.ndarray], margin: float = MARGIN) -> bytes:

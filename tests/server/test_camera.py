@@ -28,6 +28,7 @@ from vision.frames import Replay
 from vision.reader import DiceReader
 from vision.render import PALETTE, ThrowSpec, render_settling, render_throw
 from vision.settle import SettleDetector
+from vision.teach_sets import DieSets
 from vision.teach_synthetic import taught_from_renders
 
 
@@ -144,6 +145,28 @@ def test_a_recorded_film_and_a_folder_of_photographs_are_read_throw_by_throw(
         kept += len(list(ledger.entries(kind="reading")))  # dice it was unsure of
         assert kept == dice, kept  # every die of every throw is in the ledger
         ledger.close()
+
+
+def test_a_die_set_taught_on_a_tray_that_cut_its_outlines_is_named_once_a_run(
+    tmp_path: Path,
+) -> None:
+    """White d20s taught on a light grey tray (their outlines cut by it: DieSet.aside_note)
+    are read with, and the camera says once what to check; a set taught well, nothing."""
+    store = DieSetStore(tmp_path)
+    store.save(taught_from_renders("d20", 0, "white-d20", design=0))
+    store.save(taught_from_renders("d20", 2, "red-d20", design=0))
+    ledger, table, events = _watched_table(tmp_path)
+    reader = DiceReader()
+    camera = CameraSource("camera", Replay([]), reader, table, diesets=store)
+    throw = render_throw(ThrowSpec(dice=("d20",) * 2), np.random.default_rng(3)).image
+    for _ in range(2):
+        camera.read_throw(throw)
+    notices = [e["detail"] for e in events if e.get("event") == "notice"]
+    assert len(notices) == 1, notices  # said once, not every throw; not of the red set
+    assert notices[0].startswith("die set 'white-d20': the numerals of the faces taught lie ")
+    assert "teach the faces again" in notices[0]
+    assert isinstance(reader.diesets["d20"], DieSets)  # both sets are read with
+    ledger.close()
 
 
 def test_a_die_set_spoilt_on_disk_is_left_out_and_the_other_dice_are_read(
