@@ -7,7 +7,10 @@ import cv2
 import numpy as np
 import pytest
 
+from vision.advice import LEANING
 from vision.datasets import LabelledImage, read_dataset, shared_photos
+from vision.readings import DieReading, ThrowReading, holds
+from vision.render import RenderedDie
 
 needs_photos = pytest.mark.skipif(
     shared_photos() is None,
@@ -24,3 +27,16 @@ def photos_of(name: str) -> Iterator[tuple[LabelledImage, np.ndarray]]:
         image = cv2.imread(str(item.path))
         assert image is not None, item.path
         yield item, image
+
+
+def how_read(die: RenderedDie, result: ThrowReading) -> tuple[str, DieReading | None]:
+    """How the reader's ``result`` took a rendered ``die``: "not read", "leaning" (asked
+    "may be cocked"), "uncertain" (asked otherwise), "right" or "wrong"; and its reading."""
+    on = [r for r in result.dice if holds(r.box, die.box)]
+    if not on:
+        return "not read", None
+    if on[0].problem == LEANING:
+        return "leaning", on[0]
+    if on[0].uncertain:
+        return "uncertain", on[0]
+    return ("right" if on[0].value == die.value else "wrong"), on[0]

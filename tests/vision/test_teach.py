@@ -19,7 +19,7 @@ import numpy as np
 import pytest
 
 from dicebridge.cli import main
-from tests.vision import needs_photos
+from tests.vision import how_read, needs_photos
 from vision.advice import FOREIGN, LEANING
 from vision.datasets import read_dataset, shared_photos
 from vision.finder import Found
@@ -679,18 +679,11 @@ def _cocked_throws(die: str, perspective: float) -> Counter[tuple[str, str]]:
         throw = render_throw(spec, rng)
         result = reader.read(throw.image, die, throw.empty_tray)
         for d in throw.dice:
-            on = [r for r in result.dice if holds(r.box, d.box)]
-            kind = "cocked" if d.cocked else "flat"
-            if not on:
-                counts[kind, "not read"] += 1
-            elif on[0].problem == LEANING:
-                counts[kind, "leaning"] += 1
-                assert on[0].advice.startswith("confirm: ")
-                assert "if it is cocked, re-throw it" in on[0].advice
-            elif on[0].uncertain:
-                counts[kind, "uncertain"] += 1
-            else:
-                counts[kind, "right" if on[0].value == d.value else "wrong"] += 1
+            how, reading = how_read(d, result)
+            counts["cocked" if d.cocked else "flat", how] += 1
+            if how == "leaning":
+                assert reading is not None and reading.advice.startswith("confirm: ")
+                assert "if it is cocked, re-throw it" in reading.advice
     return counts
 
 

@@ -9,9 +9,8 @@ from collections import Counter
 import numpy as np
 import pytest
 
-from vision.advice import LEANING
+from tests.vision import how_read
 from vision.reader import DiceReader
-from vision.readings import holds
 from vision.render import FACES, PALETTE, ThrowSpec, render_throw
 from vision.teach import DieSet
 from vision.teach_synthetic import taught_from_renders
@@ -54,16 +53,7 @@ def _asked(die: str, taught: str) -> Counter[tuple[str, str]]:
             throw = render_throw(spec, np.random.default_rng([900, look, k]))
             result = reader.read(throw.image, die)
             for d in throw.dice:
-                on = [r for r in result.dice if holds(r.box, d.box)]
-                kind = "cocked" if d.cocked else "flat"
-                if not on:
-                    counts[kind, "not read"] += 1
-                elif on[0].problem == LEANING:
-                    counts[kind, "leaning"] += 1
-                elif on[0].uncertain:
-                    counts[kind, "uncertain"] += 1
-                else:
-                    counts[kind, "right" if on[0].value == d.value else "wrong"] += 1
+                counts["cocked" if d.cocked else "flat", how_read(d, result)[0]] += 1
     return counts
 
 
