@@ -247,6 +247,7 @@ class DieSet:
         self._polarity = 0
         self._colours = np.zeros((0, 2))
         self._shapes = np.zeros((0, 0))
+        self._aside_by: float | None = None  # see _aside (worked out with the bank)
 
     @property
     def reading_die(self) -> str:
@@ -291,6 +292,10 @@ class DieSet:
                         self._bank.add(taught.value, marks)
             self._colours = np.array([body_colour(t.region, t.body) for t in self._taught])
             self._shapes = _shapes_of(self._taught)
+            outlined = sum(t.body.mask is not None for t in self._taught)
+            aside = math.hypot(*self._bank.common)
+            told = self.die in ASIDE and self.margin > ROOMY and outlined >= ASIDE_FACES
+            self._aside_by = aside if told and aside >= ASIDE[self.die] else None
         return self._bank
 
     def teach(self, value: int, crop: np.ndarray) -> str:
@@ -330,27 +335,30 @@ class DieSet:
             return f"its outline is not the shape of {before}"
         return ""
 
+    def _aside(self) -> float | None:
+        """How far, on the mean, the taught faces' numerals lie one way off their bodies'
+        middles (die sizes), where it is ASIDE or more; None otherwise, or where that is not
+        told (d5s and numeral d6s, an old set's crops, fewer than ASIDE_FACES outlines)."""
+        self._ready()
+        return self._aside_by
+
     def aside_note(self) -> str:
         """What to check where the taught faces' numerals lie, on the mean, ASIDE or more one
         way off their bodies' middles ("" where they do not, or where that is not told): the
         camera looked at the tray at a slant, or the tray cut the dice's outlines.  Flat dice
         are still read (the reader takes that part for the camera's: teach_marks.Bank._placed),
-        but less surely: through a camera at a slant of 0.3, 4 of 62 sure d20s were wrong."""
-        if self.die not in ASIDE or self.margin <= ROOMY:
-            return ""
-        outlined = sum(t.body.mask is not None for t in self._taught)
-        if outlined < ASIDE_FACES:
-            return ""
-        aside = math.hypot(*self._ready().common)
-        if aside < ASIDE[self.die]:
+        but misread more often: taught and read through a camera at a slant of 0.3, 5 of 206
+        sure d20s were wrong (1 of 137 at a bar of 0.9: not kept, docs/vision.md)."""
+        aside = self._aside()
+        if aside is None:
             return ""
         return (
             f"the numerals of the faces taught lie {aside:.2f} of a die one way off their "
             "dice's middles (on faces shown straight from above, on a tray of another colour "
             "than the dice, under 0.07): the camera looks at the tray at a slant, or the tray "
-            "is so near the dice's colour that it cuts their outlines. Dice are then read less "
-            "surely: mount the camera straight over the tray, lay a tray or cloth of another "
-            "colour than the dice, and teach the faces again"
+            "is so near the dice's colour that it cuts their outlines. Dice are then misread "
+            "more often: mount the camera straight over the tray, lay a tray or cloth of "
+            "another colour than the dice, and teach the faces again"
         )
 
     def forget(self, value: int) -> None:
