@@ -77,6 +77,9 @@ ASIDE = {"d10": 0.15, "d20": 0.13}  # die sizes: taught numerals that lie, on th
 # 0.04-0.11, 0.11-0.13, 0.16-0.18, 0.2; burks' real d20 0.056, d10 0.042).  Not d5s: their
 # numeral lies 0.12 off their prism's middle, so the mean depends on how they were turned
 ASIDE_FACES = 4  # ... judged from this many taught faces with an outline
+ASIDE_SURE = 0.9  # ... and its answers are sure only from this (the reader's bar is 0.7):
+# taught and read through a camera at a slant of 0.3, d20s right / wrong 201 / 5 at 0.7,
+# 136 / 1 at 0.9 (the one at 1.0); d10s 244 / 2, 217 / 1 (docs/vision.md)
 TOUCH = 2  # region pixels: a body's outline this close to the frame's edge runs up to it
 DIE_TYPES = ("d5", "d6_numeral", "d10", "d20")
 
@@ -347,8 +350,7 @@ class DieSet:
         way off their bodies' middles ("" where they do not, or where that is not told): the
         camera looked at the tray at a slant, or the tray cut the dice's outlines.  Flat dice
         are still read (the reader takes that part for the camera's: teach_marks.Bank._placed),
-        but misread more often: taught and read through a camera at a slant of 0.3, 5 of 206
-        sure d20s were wrong (1 of 137 at a bar of 0.9: not kept, docs/vision.md)."""
+        but misread more often, so such a set's answers are sure only from ASIDE_SURE."""
         aside = self._aside()
         if aside is None:
             return ""
@@ -357,8 +359,9 @@ class DieSet:
             "dice's middles (on faces shown straight from above, on a tray of another colour "
             "than the dice, under 0.07): the camera looks at the tray at a slant, or the tray "
             "is so near the dice's colour that it cuts their outlines. Dice are then misread "
-            "more often: mount the camera straight over the tray, lay a tray or cloth of "
-            "another colour than the dice, and teach the faces again"
+            "more often, and more are left to confirm: mount the camera straight over the "
+            "tray, lay a tray or cloth of another colour than the dice, and teach the faces "
+            "again"
         )
 
     def forget(self, value: int) -> None:
@@ -479,6 +482,8 @@ class DieSet:
         seen = sure > 0 or not body.carved  # a carved body that matches no face is no die
         if body.untold and sure < UNTOLD_SURE:
             sure = min(sure, UNTOLD)
+        if self._aside_by is not None and sure < ASIDE_SURE:
+            sure = min(sure, UNTOLD)  # taught askew: misread more often (see aside_note)
         # not measured where a middle is a guess: a carved or untold body's, or a taught face
         # of an old set (its crop's middle, the finder's box, not its body's: see _seen)
         measured = self.die in LEANS and self.margin > ROOMY and not (body.carved or body.untold)

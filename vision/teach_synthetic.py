@@ -1,7 +1,8 @@
 """A die set taught from the synthetic renderer's dice, to measure teach mode without a camera.
 
 Each face of a die of one look (``vision.render.PALETTE[look]``) is drawn
-straight from above on a plain grey tray and taught as the owner would show it.
+straight from above on a plain grey tray (a dark one for white dice: since session
+40; on the light one their outlines were cut) and taught as the owner would show it.
 The renderer draws a numbered die's numerals in one of two fonts, chosen at
 random for every die it draws, so the dice of one look are two designs; each
 face is taught in every design the renderer draws (renders are redrawn with
@@ -21,7 +22,9 @@ from vision.render import FACES, PALETTE, render_die
 from vision.teach import DieSet
 
 EDGE = 48  # pixels: a die of middling size for the renderer's throws (34–60)
-TRAY = 178  # the grey of the plain tray the faces are shown on
+TRAY = 178  # the grey of the plain tray the faces are shown on ...
+DARK_TRAY = 90  # ... or, for white dice (every channel of the body over WHITE), this one
+WHITE = 200
 TRIES = 8  # renders per face looked through for another design
 
 
@@ -50,11 +53,13 @@ def designs(die: str, value: int, look: int, design: int | None = None) -> list[
     ]
 
 
-def shown(bgra: np.ndarray) -> tuple[np.ndarray, tuple[float, float, float, float]]:
+def shown(
+    bgra: np.ndarray, tray: int = TRAY
+) -> tuple[np.ndarray, tuple[float, float, float, float]]:
     """The die laid on a plain grey tray twice its size, and its box there."""
     h, w = bgra.shape[:2]
     side = 2 * max(h, w)
-    canvas = np.full((side, side, 3), TRAY, np.float32)
+    canvas = np.full((side, side, 3), tray, np.float32)
     y0, x0 = (side - h) // 2, (side - w) // 2
     alpha = bgra[..., 3:4] / 255.0
     patch = canvas[y0 : y0 + h, x0 : x0 + w]
@@ -66,17 +71,26 @@ def shown(bgra: np.ndarray) -> tuple[np.ndarray, tuple[float, float, float, floa
 
 
 def taught_from_renders(
-    die: str, look: int, name: str | None = None, design: int | None = None
+    die: str,
+    look: int,
+    name: str | None = None,
+    design: int | None = None,
+    tray: int | None = None,
 ) -> DieSet:
     """A die set of ``die`` in look ``look``, every face taught from its renders: in both
-    of the renderer's designs, or in ``design`` alone (one photo a face, as a real set)."""
+    of the renderer's designs, or in ``design`` alone (one photo a face, as a real set);
+    shown on a grey of ``tray`` (None: TRAY, or DARK_TRAY for white dice)."""
     if die not in FACES or die == "d6":
         raise ValueError(f"teach mode's synthetic dice are d5, d10 and d20, not {die!r}")
     if not 0 <= look < len(PALETTE):
         raise ValueError(f"a look is 0–{len(PALETTE) - 1}, not {look}")
     dieset = DieSet(name or f"synthetic {die} look {look}", die)
+    # white dice on the light grey tray lose their shaded sides to it (docs/vision.md, "White
+    # numbered dice taught on a light tray"): they are shown on a dark one, as an owner is told
+    if tray is None:
+        tray = DARK_TRAY if min(PALETTE[look].body) > WHITE else TRAY
     for value in FACES[die]:
         for bgra in designs(die, value, look, design):
-            image, box = shown(bgra)
+            image, box = shown(bgra, tray)
             dieset.teach(value, DieSet.region(image, box))
     return dieset

@@ -153,7 +153,7 @@ def test_a_die_set_taught_on_a_tray_that_cut_its_outlines_is_named_once_a_run(
     """White d20s taught on a light grey tray (their outlines cut by it: DieSet.aside_note)
     are read with, and the camera says once what to check; a set taught well, nothing."""
     store = DieSetStore(tmp_path)
-    store.save(taught_from_renders("d20", 0, "white-d20", design=0))
+    store.save(taught_from_renders("d20", 0, "white-d20", design=0, tray=178))
     store.save(taught_from_renders("d20", 2, "red-d20", design=0))
     ledger, table, events = _watched_table(tmp_path)
     reader = DiceReader()

@@ -180,7 +180,7 @@ def test_a_die_set_taught_at_a_slant_or_on_a_cutting_tray_is_named() -> None:
     taught on a light grey tray that cut their outlines) reads that as the camera's, so the
     dice's leans do not show it: the check names the set and says what to do."""
     reader = DiceReader()
-    reader.add_dieset(taught_from_renders("d20", 0, "white d20s", design=0))
+    reader.add_dieset(taught_from_renders("d20", 0, "white d20s", design=0, tray=178))
     spec = ThrowSpec(dice=("d20",) * 3, perspective=0.0, looks=(PALETTE[0],))
     images = [image for image, _ in render_settling(spec, np.random.default_rng(9), 0, 3)]
     check = check_camera(_frames(images), reader, "d20")

@@ -384,7 +384,8 @@ def test_a_d20s_10_is_compared_in_full_beside_the_other_1x_faces_not_read_a_sure
     one-design white set (seeds 20, 41, 50, 60) where three faces read a die wrong."""
     look = dataclasses.replace(PALETTE[0], design=0)
     reader = DiceReader()
-    reader.diesets = {"d20": taught_from_renders("d20", 0, design=0)}
+    # shown on the light tray that cuts its outlines, as this set was when the case was found
+    reader.diesets = {"d20": taught_from_renders("d20", 0, design=0, tray=178)}
     wrong = thrown = 0
     for seed, perspective in ((20, 0.0), (41, 0.15), (50, 0.0), (60, 0.15)):
         rng = np.random.default_rng([seed, int(perspective * 100)])
@@ -393,11 +394,12 @@ def test_a_d20s_10_is_compared_in_full_beside_the_other_1x_faces_not_read_a_sure
         sure = reader.read(throw.image, "d20", throw.empty_tray).certain
         thrown += len(throw.dice)
         wrong += sum(r.value != d.value for d in throw.dice for r in sure if holds(r.box, d.box))
-    # measured, die by die: 4 read wrong for sure with REFINE 3 (three "10"s and a "15" read
-    # "18" or "12"), 1 with 5: seed 60's "10" read "18" at 0.92.  This white set is taught on
+    # measured, die by die: 2 read wrong for sure with REFINE 3 (a "15" read "18" at 0.92, a
+    # "10" at 1.0), 1 with 5: seed 60's "10" read "18" at 0.92.  This white set is taught on
     # the light grey tray that cuts its outlines ("White numbered dice taught on a light tray"
-    # in docs/vision.md); taught on grey 90, none.  Counted as a multiset of values until
-    # session 40, that one hid behind the throw's real "18", asked "may be cocked".
+    # in docs/vision.md), so its answers are sure only from 0.9 (DieSet.aside_note; before,
+    # REFINE 3 read two more wrong, at 0.79 and 0.81); taught on grey 90, none.  Counted as a
+    # multiset of values until session 40, the one left hid behind the throw's real "18".
     assert thrown == 12 and wrong <= 1
 
 
@@ -792,9 +794,10 @@ def test_a_die_thrown_alone_under_a_slanted_camera_is_judged_by_the_dice_read_be
                     )
                     counts[mode, "wrong"] += sum(wrong.values())
                 leans.extend(d.lean for d in result.dice if d.lean is not None)
-    # measured, of 119 flat dice and 25 cocked ones, asked "may be cocked": flat 7 alone, 1
-    # with the dice before; cocked 21 and 20; none read wrong
-    assert counts["alone", "flat"] >= counts["with the dice before", "flat"] + 3, counts
+    # measured, of 119 flat dice and 25 cocked ones, asked "may be cocked": flat 4 alone, 3
+    # with the dice before; cocked 20 and 21; none read wrong (7 and 1, 21 and 20 while the
+    # white sets were taught on the light tray that cut their outlines: until session 40)
+    assert counts["alone", "flat"] >= counts["with the dice before", "flat"] + 1, counts
     assert counts["with the dice before", "cocked"] >= counts["alone", "cocked"] - 2, counts
     assert counts["with the dice before", "cocked"] >= 15, counts
     assert counts["alone", "wrong"] == counts["with the dice before", "wrong"] == 0, counts

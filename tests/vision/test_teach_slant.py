@@ -90,7 +90,7 @@ def test_a_set_taught_on_a_tray_that_cuts_its_outlines_is_told_to_teach_again() 
     """White d20s shown on a light grey tray lose their shaded sides to it: the taught
     numerals lie 0.18 of a die one way off the cut bodies' middles (DieSet.aside_note); red
     ones on the same tray 0.03."""
-    white = taught_from_renders("d20", 0, design=0)
+    white = taught_from_renders("d20", 0, design=0, tray=178)
     assert "cuts their outlines" in white.aside_note()
     assert taught_from_renders("d20", 2, design=0).aside_note() == ""
     assert taught_from_renders("d5", 0, design=0).aside_note() == ""  # not told for d5s
