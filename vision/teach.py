@@ -250,7 +250,9 @@ class DieSet:
         self._polarity = 0
         self._colours = np.zeros((0, 2))
         self._shapes = np.zeros((0, 0))
-        self._aside_by: float | None = None  # see _aside (worked out with the bank)
+        self._aside_by: float | None = None  # how far, on the mean, the taught numerals lie
+        # one way off their bodies' middles, where ASIDE or more and told (d10s and d20s, a
+        # set's own crops, ASIDE_FACES outlines); None otherwise: worked out with the bank
 
     @property
     def reading_die(self) -> str:
@@ -338,20 +340,14 @@ class DieSet:
             return f"its outline is not the shape of {before}"
         return ""
 
-    def _aside(self) -> float | None:
-        """How far, on the mean, the taught faces' numerals lie one way off their bodies'
-        middles (die sizes), where it is ASIDE or more; None otherwise, or where that is not
-        told (d5s and numeral d6s, an old set's crops, fewer than ASIDE_FACES outlines)."""
-        self._ready()
-        return self._aside_by
-
     def aside_note(self) -> str:
         """What to check where the taught faces' numerals lie, on the mean, ASIDE or more one
         way off their bodies' middles ("" where they do not, or where that is not told): the
         camera looked at the tray at a slant, or the tray cut the dice's outlines.  Flat dice
         are still read (the reader takes that part for the camera's: teach_marks.Bank._placed),
         but misread more often, so such a set's answers are sure only from ASIDE_SURE."""
-        aside = self._aside()
+        self._ready()  # works out _aside_by
+        aside = self._aside_by
         if aside is None:
             return ""
         return (
