@@ -30,11 +30,16 @@ DIM_PICTURE = "the picture is dim"  # read only once the dim frame was brightene
 WIDER_READ = "read otherwise wider"  # a sure d6 that a box 1.3 times as large reads surely as
 # another face: the finder's box may hold its pips alone (a die the felt's colour), and pips
 # at a crop's edge are taken for a side face's (vision/reader.py, _looked_wider): asked
+TAUGHT_ASKEW = "set taught askew"  # a numbered die read by a set taught at a slant or on a
+# tray that cut its outlines (teach.DieSet.aside_note), held below the bar: asked to confirm
 OTHER_SHAPE = "not the set's shape"  # a numbered die whose outline no taught face has: of
 # another type (a d5 among d20s of its colour: their numerals read alike), asked to confirm
 
 
 _WHY_CONFIRM = {  # why a die is asked to be confirmed, where its problem says ({die}: its type)
+    TAUGHT_ASKEW: "its set was taught through a camera at a slant, or on a tray that cut "
+    "the dice's outlines, so only a clear numeral is read for sure; teach the set again with "
+    "the camera straight over a tray of another colour",
     TRAY_COLOURED: "it is the tray's colour, so only a clear numeral is read for sure; on a "
     "tray of another colour it can be",
     LEANING: "its numeral is not where a flat die has it, as on a cocked die; if it is cocked, "
@@ -102,7 +107,7 @@ def confirming(value: int | None, confidence: float, cut: bool, problem: str) ->
     return (
         value is not None and confidence >= LIKELY and not cut
         and problem in (
-            "", TRAY_COLOURED, LEANING, NUMERAL_BLURRED, OTHER_SHAPE, OUTLINE_UNSEEN,
+            "", TRAY_COLOURED, TAUGHT_ASKEW, LEANING, NUMERAL_BLURRED, OTHER_SHAPE, OUTLINE_UNSEEN,
             SPECK_SIZED, JOINED_PIPS, ON_ANOTHER, ON_A_DIE, DIM_PICTURE, WIDER_READ,
         )
     )  # fmt: skip

@@ -31,6 +31,7 @@ from vision.advice import (
     OTHER_SHAPE,
     OUTLINE_UNSEEN,
     SPECK_SIZED,
+    TAUGHT_ASKEW,
     TRAY_COLOURED,
     WIDER_READ,
     advice_for,
@@ -551,7 +552,8 @@ class DiceReader:
         problem = (
             FOREIGN if match.foreign else TRAY_COLOURED if capped
             else LEANING if match.leaning and value is not None
-            else OTHER_SHAPE if match.misshapen and value is not None else ""
+            else OTHER_SHAPE if match.misshapen and value is not None
+            else TAUGHT_ASKEW if match.askew else ""
         )  # fmt: skip
         if (
             not problem and not cut and value is not None and match.confidence >= self.sure

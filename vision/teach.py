@@ -116,6 +116,8 @@ class FaceMatch:
     leans: tuple[tuple[float, float], tuple[float, float]] | None = None  # the lean by each
     # reading of the taught offsets (teach_marks.Bank._placed); ``lean`` is the nearer, until
     # the reader takes one reading for the whole frame (numbered_finds.taught_way)
+    askew: bool = False  # held below the reader's bar because the set was taught askew
+    # (DieSet.aside_note): its answer would otherwise have been over UNTOLD
 
 
 def _confidence(score: float, second: float) -> float:
@@ -478,8 +480,9 @@ class DieSet:
         seen = sure > 0 or not body.carved  # a carved body that matches no face is no die
         if body.untold and sure < UNTOLD_SURE:
             sure = min(sure, UNTOLD)
-        if self._aside_by is not None and sure < ASIDE_SURE:
-            sure = min(sure, UNTOLD)  # taught askew: misread more often (see aside_note)
+        askew = self._aside_by is not None and UNTOLD < sure < ASIDE_SURE
+        if askew:
+            sure = UNTOLD  # taught askew: misread more often (see aside_note)
         # not measured where a middle is a guess: a carved or untold body's, or a taught face
         # of an old set (its crop's middle, the finder's box, not its body's: see _seen)
         measured = self.die in LEANS and self.margin > ROOMY and not (body.carved or body.untold)
@@ -489,7 +492,7 @@ class DieSet:
         return FaceMatch(
             value, score, score - second, sure, seen, outline, runner_up=runner,
             untold=body.untold, leaning=may_be_cocked(lean), lean=lean, leans=leans,
-            misshapen=misshapen,
+            misshapen=misshapen, askew=askew,
         )  # fmt: skip
 
     # --- on disk ------------------------------------------------------------------------------

@@ -6,8 +6,9 @@ import cv2
 import numpy as np
 import pytest
 
+from vision.square_match import Squares
 from vision.teach import DieSet
-from vision.teach_marks import ANGLES, FREQS, SLACK, WINDOW, Marks, _Squares, _turns, window
+from vision.teach_marks import ANGLES, FREQS, SLACK, WINDOW, Marks, _turns, window
 
 
 def test_batched_scores_are_opencv_s_normalised_cross_correlation_pair_by_pair() -> None:
@@ -21,7 +22,7 @@ def test_batched_scores_are_opencv_s_normalised_cross_correlation_pair_by_pair()
         for _ in range(5)
     ]
     taught[3] = window(source, (50.0, 45.0), 0.4, 1.1)  # one that matches: a score near 1
-    squares = _Squares.of(taught, SLACK, 1)
+    squares = Squares.of(taught, SLACK, 1)
     centre = (48.0, 47.0)
     at = np.array([[0.0, 1.0], [0.4, 1.1], [1.0, 0.9], [0.4, 1.1], [2.5, 1.05], [0.4, 1.1]])
     views = np.array([0, 1, 2, 3, 4, 3])
@@ -50,7 +51,7 @@ def test_scores_near_a_seed_are_the_best_within_a_pixel_of_it() -> None:
     taught = [window(source, (50.0, 45.0)), window(source, (46.0, 49.0))]  # 2 px off each way
     taught += [cv2.GaussianBlur(rng.normal(0, 1, (WINDOW, WINDOW)).astype(np.float32),
                                 (0, 0), 1.2)]  # fmt: skip
-    squares = _Squares.of(taught, SLACK, 1)
+    squares = Squares.of(taught, SLACK, 1)
     at = np.array([[0.0, 1.0]] * 6 + [[1.0, 0.9]])
     views = np.array([0, 0, 0, 1, 1, 1, 2])
     seeds = np.array([[2, -2], [0, 0], [3, -3], [-2, 2], [-1, 1], [2, 2], [0, 1]])
