@@ -21,6 +21,16 @@ from dataclasses import dataclass
 from pathlib import Path
 
 COLUMNS = ("file", "die_type", "values")
+FACES = {  # what a label may say each type of die shows (a d10's "10" is written 0)
+    "d5": range(1, 6),
+    "d6": range(1, 7),
+    "d6_numeral": range(1, 7),
+    "d10": range(10),
+    "d20": range(1, 21),
+    "dF": range(-1, 2),
+}
+FACES["mixed"] = range(-1, 21)  # dice of several types (each die's own type in boxes.csv)
+FACES["none"] = range(0)  # an empty tray
 
 
 class DatasetError(ValueError):
@@ -71,16 +81,37 @@ def read_dataset(directory: Path) -> list[LabelledImage]:
                 f"{labels} needs the columns {', '.join(COLUMNS)}; its first row has {has}"
             )
         for row_no, row in enumerate(table, start=2):
-            try:
-                text = (row["values"] or "").strip()
-                values = tuple(sorted(int(v) for v in text.split(";") if v.strip()))
-                name, die_type = row["file"], row["die_type"]
-            except (KeyError, ValueError) as err:
-                raise DatasetError(f"{labels} row {row_no}: {err}") from None
+            name, die_type = row["file"] or "", (row["die_type"] or "").strip()
+            values = _values(row["values"] or "", die_type, f"{labels} row {row_no}")
+            if not name.strip():
+                raise DatasetError(f"{labels} row {row_no}: no file named")
             placed = None if boxes is None else tuple(boxes.get(name, ()))
             kind = row.get("kind") or ""
             out.append(LabelledImage(directory / name, die_type, values, placed, kind))
     return out
+
+
+def _values(text: str, die_type: str, where: str) -> tuple[int, ...]:
+    """The sorted values a row's ``values`` cell lists, each a face of ``die_type``; a
+    DatasetError naming ``where`` (the file and row) for anything else."""
+    if die_type not in FACES:
+        raise DatasetError(f"{where}: die_type {die_type!r} is none of {', '.join(FACES)}")
+    try:
+        values = tuple(sorted(int(v) for v in text.split(";") if v.strip()))
+    except ValueError:
+        raise DatasetError(f"{where}: values {text.strip()!r} are not whole numbers separated "
+                           "by ';' (as 1;4;6)") from None  # fmt: skip
+    faces = FACES[die_type]
+    wrong = sorted({v for v in values if v not in faces})
+    if die_type == "none" and values:
+        raise DatasetError(f"{where}: an empty tray (die_type none) lists no values")
+    if wrong:
+        shown = ", ".join(map(str, wrong))
+        tip = " (a d10's 10 is written 0)" if die_type == "d10" and 10 in wrong else ""
+        if die_type == "mixed":
+            raise DatasetError(f"{where}: no die the camera reads has a face {shown}")
+        raise DatasetError(f"{where}: a {die_type} has no face {shown}{tip}")
+    return values
 
 
 def _read_boxes(path: Path) -> dict[str, list[Box]]:

@@ -1,0 +1,49 @@
+"""A labels file's rows are checked as they are read: a value no die of the row's type
+shows, or a die type the camera does not read, is named with its row, not scored."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from vision.datasets import DatasetError, read_dataset
+
+
+def _labels(folder: Path, *rows: str) -> Path:
+    folder.mkdir(exist_ok=True)
+    (folder / "labels.csv").write_text("file,die_type,values\n" + "".join(r + "\n" for r in rows))
+    return folder
+
+
+@pytest.mark.parametrize(
+    ("row", "said"),
+    [
+        ("b.jpg,d6,1;9", "row 3: a d6 has no face 9"),
+        ("b.jpg,d7,1", "row 3: die_type 'd7' is none of d5, d6, d6_numeral, d10, d20, dF"),
+        ("b.jpg,d6,one", "row 3: values 'one' are not whole numbers separated by ';'"),
+        ("b.jpg,d10,3;10", "row 3: a d10 has no face 10 (a d10's 10 is written 0)"),
+        ("b.jpg,dF,-2", "row 3: a dF has no face -2"),
+        ("b.jpg,none,4", "row 3: an empty tray (die_type none) lists no values"),
+        ("b.jpg,mixed,0;21", "row 3: no die the camera reads has a face 21"),
+        (",d6,1", "row 3: no file named"),
+    ],
+)
+def test_a_row_no_die_could_show_is_named_with_its_row(tmp_path: Path, row: str, said: str) -> None:
+    folder = _labels(tmp_path / "set", "a.jpg,d20,7;20", row)
+    with pytest.raises(DatasetError, match="row") as err:
+        read_dataset(folder)
+    assert said in str(err.value)
+
+
+def test_rows_every_die_type_may_show_are_read_sorted(tmp_path: Path) -> None:
+    folder = _labels(
+        tmp_path / "set",
+        "a.jpg,d6,6;1;3", "b.jpg,dF,1;-1;0", "c.jpg,d10,0;9", "d.jpg,d20,20",
+        "e.jpg,d5,5", "f.jpg,d6_numeral,2", "g.jpg,mixed,-1;20", "h.jpg,none,",
+    )  # fmt: skip
+    read = {item.path.name: item.values for item in read_dataset(folder)}
+    assert read == {
+        "a.jpg": (1, 3, 6), "b.jpg": (-1, 0, 1), "c.jpg": (0, 9), "d.jpg": (20,),
+        "e.jpg": (5,), "f.jpg": (2,), "g.jpg": (-1, 20), "h.jpg": (),
+    }  # fmt: skip
