@@ -17,7 +17,8 @@ from typing import Any
 
 import numpy as np
 
-from vision.teach import DIE_TYPES, DieSet, DieSetError
+from mechanics.reading import faces_of
+from vision.teach import DIE_TYPES, DieSet, DieSetError, reading_die
 
 
 def add_teach(sub: Any) -> None:
@@ -110,6 +111,11 @@ def run_teach(args: argparse.Namespace) -> int:
             shown.append((int(value), Path(path)))
     except DatasetError as err:
         return fail(str(err))
+    faces = faces_of(reading_die(args.die))
+    if wrong := sorted({value for value, _ in shown if value not in faces}):
+        tip = " (its 10 is taught as 0)" if args.die == "d10" and 10 in wrong else ""
+        return fail(f"a {args.die} has no face {', '.join(map(str, wrong))}{tip}: its faces are "
+                    f"{faces[0]} to {faces[-1]}")  # fmt: skip
     if args.synthetic_look is not None:
         from vision.teach_synthetic import taught_from_renders
 

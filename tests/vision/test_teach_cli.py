@@ -56,3 +56,23 @@ def test_a_folder_holding_another_set_is_not_taught_into(
     assert main(["vision", "teach", str(out), "--die", "d5", "--face", photo]) == 2
     err = capsys.readouterr().err
     assert "cannot load the die set in" in err and "teach into another folder" in err
+
+
+def test_a_face_the_die_does_not_have_is_refused_before_anything_is_taught(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Said for what it is ("a d5 has no face 6"), not as "no die found" after the photo
+    is searched, and the set taught before is left as it was."""
+    out = tmp_path / "set"
+    first, second = _photos(tmp_path, (1, 2))
+    assert main(["vision", "teach", str(out), "--die", "d5", "--face", first]) == 0
+    capsys.readouterr()
+    wrong = "6=" + second.partition("=")[2]
+    assert main(["vision", "teach", str(out), "--die", "d5", "--face", second,
+                 "--face", wrong]) == 2  # fmt: skip
+    assert "a d5 has no face 6: its faces are 1 to 5" in capsys.readouterr().err
+    assert sorted(DieSet.load(out).crops) == [1]
+    assert main(["vision", "teach", str(tmp_path / "d10"), "--die", "d10", "--face",
+                 "10=" + second.partition("=")[2]]) == 2  # fmt: skip
+    assert "a d10 has no face 10 (its 10 is taught as 0)" in capsys.readouterr().err
+    assert not (tmp_path / "d10").exists()
