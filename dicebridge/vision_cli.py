@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import Any
 
 SPLITS = ("all", "held_out", "train")
+MAX_PERSPECTIVE = 0.6  # synth's camera tilt: at 0.5 a flat die's sides show as large as its top
 
 
 def add_subcommand(subparsers: Any) -> None:
@@ -61,7 +62,8 @@ def add_subcommand(subparsers: Any) -> None:
     sy.add_argument("--per-image", type=int, metavar="N",
                     help="exactly N dice per image (default: 1 to 8)")  # fmt: skip
     sy.add_argument("--perspective", type=float, metavar="P",
-                    help="camera tilt, 0 for straight down (default: the renderer's)")  # fmt: skip
+                    help="camera tilt, 0 for straight down to 0.6 (default: the renderer's "
+                         "0.15)")  # fmt: skip
     sy.add_argument("--tray", metavar="R,G,B",
                     help="a felt tray of this colour, e.g. 20,20,20 for black (default: grey, "
                          "green felt or wood at random)")  # fmt: skip
@@ -237,6 +239,8 @@ def run_synth(args: argparse.Namespace) -> int:
             return _fail("--per-image must be 1 to 8")
         spec["per_image"] = (args.per_image, args.per_image)
     if args.perspective is not None:
+        if not 0 <= args.perspective <= MAX_PERSPECTIVE:  # NaN too
+            return _fail(f"--perspective must be 0 (straight down) to {MAX_PERSPECTIVE}")
         spec["perspective"] = args.perspective
     if args.tray is not None:
         try:
@@ -258,9 +262,21 @@ def run_synth(args: argparse.Namespace) -> int:
         if not 0 <= args.glare <= 1:
             return _fail("--glare must be 0 to 1")
         spec["glare"] = args.glare
-    labels = write_dataset(
-        args.directory, args.count, np.random.default_rng(args.seed),
-        dice_choices=tuple(args.dice), **spec,
-    )  # fmt: skip
+    if args.directory.exists() and not args.directory.is_dir():
+        return _fail(f"{args.directory} is a file: OUT is the folder the set is written to")
+
+    step = min(100, max(1, args.count // 10))  # a large set takes minutes (6 images a second)
+
+    def progress(n: int) -> None:
+        if n % step == 0 and n < args.count:
+            print(f"  wrote {n}/{args.count} images", file=sys.stderr, flush=True)
+
+    try:
+        labels = write_dataset(
+            args.directory, args.count, np.random.default_rng(args.seed),
+            dice_choices=tuple(args.dice), progress=progress, **spec,
+        )  # fmt: skip
+    except OSError as err:
+        return _fail(f"cannot write the set into {args.directory}: {err.strerror or err}")
     print(f"wrote {args.count} images and {labels}")
     return 0

@@ -26,6 +26,7 @@ from __future__ import annotations
 
 import csv
 import math
+from collections.abc import Callable
 from dataclasses import dataclass, replace
 from pathlib import Path
 
@@ -550,11 +551,13 @@ def write_dataset(
     rng: np.random.Generator,
     dice_choices: tuple[str, ...] = ("d6",),
     per_image: tuple[int, int] = (1, 8),
+    progress: Callable[[int], None] | None = None,
     **spec_kwargs: object,
 ) -> Path:
     """Write ``count`` rendered throws as images/*.png, labels.csv (the byler_d6 format:
     file,die_type,values,n_dice,total,upstream_split) and boxes.csv
-    (file,die,value,xmin,ymin,xmax,ymax). Returns the labels.csv path."""
+    (file,die,value,xmin,ymin,xmax,ymax). Returns the labels.csv path; ``progress`` is told how
+    many images are written, after each."""
     directory = Path(directory)
     (directory / "images").mkdir(parents=True, exist_ok=True)
     labels: list[list[object]] = []
@@ -572,6 +575,8 @@ def write_dataset(
             [name, kind, ";".join(map(str, values)), len(values), sum(values), "synthetic"]
         )
         boxes.extend([name, d.die, d.value, *d.box] for d in throw.dice)
+        if progress is not None:
+            progress(i + 1)
     path = directory / "labels.csv"
     with path.open("w", newline="", encoding="utf-8") as fh:
         out = csv.writer(fh, lineterminator="\n")

@@ -651,6 +651,36 @@ def test_the_synthetic_set_can_be_thrown_on_a_tray_of_ones_choosing(
     assert main([*args, "20,20,300"]) == 2
 
 
+def test_synth_refuses_a_tilt_it_cannot_draw_and_a_file_for_its_folder(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Said in one line, nothing written (a NaN tilt ended in a traceback, 5 drew nonsense,
+    a file given as OUT in a traceback)."""
+    out = tmp_path / "set"
+    for tilt in ("5", "-0.1", "nan"):
+        assert main(["vision", "synth", str(out), "--count", "1", "--perspective", tilt]) == 2
+        assert "--perspective must be 0 (straight down) to 0.6" in capsys.readouterr().err
+    assert not out.exists()
+    afile = tmp_path / "afile"
+    afile.write_text("mine", encoding="utf-8")
+    assert main(["vision", "synth", str(afile), "--count", "1"]) == 2
+    assert "is a file: OUT is the folder the set is written to" in capsys.readouterr().err
+    assert afile.read_text(encoding="utf-8") == "mine"
+
+
+def test_synth_tells_how_far_it_has_come(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    out = tmp_path / "set"
+    """Every tenth of the set, at most every 100 images (6 a second here), on stderr."""
+    args = ["vision", "synth", str(out), "--count", "3", "--per-image", "1", "--dice", "dF"]
+    assert main(args) == 0
+    captured = capsys.readouterr()
+    assert captured.err.splitlines() == ["  wrote 1/3 images", "  wrote 2/3 images"]
+    assert "wrote 3 images and" in captured.out
+    assert len(list((out / "images").iterdir())) == 3
+
+
 def testpercentiles_from_one_partial_sort_are_numpy_s() -> None:
     """The sharpness test's percentiles (taken from one partial sort) are numpy's linear
     percentiles, on images of every size down to one pixel."""
