@@ -97,17 +97,24 @@ def run(args: argparse.Namespace) -> int:
         ledger.close()
         raise SystemExit(f"dicebridge serve: {err}") from None
     from server.sources import tower_fleet
+    from server.tray_areas import TrayAreaStore
+
+    areas = TrayAreaStore(config.data_dir, config.tray_area)
 
     stoppers: list[Any] = []
     try:
-        towers, camera = _sources(args.demo, config, table, stoppers, diesets, trays, collector)
+        towers, camera = _sources(
+            args.demo, config, table, stoppers, diesets, trays, collector, areas
+        )
     except Exception as err:  # a camera or model that cannot start: say which, start nothing
         for stop in reversed(stoppers):
             stop()
         ledger.close()
         raise SystemExit(f"dicebridge serve: {err}") from None
     settings = _plain_settings(config, args.config)
-    app = create_app(table, admin, diesets, settings, trays, camera, collector if camera else None)
+    app = create_app(
+        table, admin, diesets, settings, trays, camera, collector if camera else None, areas
+    )
     fleet = tower_fleet(towers, table)
     fleet.start()
     stoppers.append(fleet.stop)
@@ -163,6 +170,7 @@ def _sources(
     diesets: Any = None,
     trays: Any = None,
     collector: Any = None,
+    areas: Any = None,
 ) -> tuple[tuple[Any, ...], Any]:
     """The towers to drive and the camera source (or None), from the settings or the demo."""
     towers = tuple(config.towers)
@@ -206,6 +214,7 @@ def _sources(
         diesets=diesets,
         reopen=reopen,
         collector=collector,
+        areas=areas,
     )
 
 

@@ -46,6 +46,9 @@ def add_subcommand(subparsers: Any) -> None:
     rd.add_argument("--dieset", type=Path, metavar="DIR", action="append",
                     help="a taught die set, for numbered dice")  # fmt: skip
     rd.add_argument("--crop", action="store_true", help="the picture is one die's crop")
+    rd.add_argument("--tray-area", metavar="X,Y;X,Y;...",
+                    help="the tray's corners in the picture, shares of its width and height: "
+                         "dice outside it are left out")  # fmt: skip
     rd.add_argument("--json", action="store_true")
     rd.set_defaults(handler=run_read)
 
@@ -192,6 +195,7 @@ def run_read(args: argparse.Namespace) -> int:
     from vision.pixels import FrameError, read_image
     from vision.reader import NUMBERED_KIND
     from vision.teach import DieSetError
+    from vision.tray_area import TrayArea, TrayAreaError, within
 
     try:
         image = read_image(args.image)
@@ -199,11 +203,18 @@ def run_read(args: argparse.Namespace) -> int:
     except FrameError as err:
         return _fail(str(err))
     try:
+        area = None if args.tray_area is None else TrayArea.parse(args.tray_area)
+    except TrayAreaError as err:
+        return _fail(f"--tray-area: {err}")
+    if area is not None and args.crop:
+        return _fail("--tray-area is for a picture of the tray, not a die's crop (--crop)")
+    try:
         reader = _reader_for(args.dieset)
     except (ModelError, DieSetError) as err:
         return _fail(str(err))
     die = next(iter(reader.diesets)) if reader.diesets else args.die
     result = reader.read_crop(image, die) if args.crop else reader.read(image, die, tray)
+    result = within(result, area, image.shape[1], image.shape[0])
     if args.json:
         print(json.dumps({"dice": [d.to_dict() for d in result.dice], "problem": result.problem,
                           "ms": round(result.ms, 2)}))  # fmt: skip

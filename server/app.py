@@ -34,6 +34,7 @@ from server.diesets import DieSetStore
 from server.empty_tray import EmptyTrayStore
 from server.registry import AlreadyRegistered, NotFound, RegistryError
 from server.table import Table, UnknownCheck
+from server.tray_areas import TrayAreaStore
 
 
 class NewCheck(BaseModel):
@@ -73,6 +74,7 @@ def create_app(
     trays: EmptyTrayStore | None = None,
     camera: CameraSource | None = None,
     collector: FaceCollector | None = None,
+    areas: TrayAreaStore | None = None,
 ) -> FastAPI:
     """The API over ``table``; with ``admin``, registering dice, correcting readings and
     exporting the ledger need its PIN (the service always passes one)."""
@@ -89,7 +91,7 @@ def create_app(
             raise HTTPException(status_code=code, detail=message) from None
 
     admin_only = [Depends(require_admin)]
-    app.include_router(camera_routes(table, admin_only, diesets, trays, camera, collector))
+    app.include_router(camera_routes(table, admin_only, diesets, trays, camera, collector, areas))
 
     @app.get("/api/health")
     def health() -> dict[str, Any]:

@@ -27,6 +27,7 @@ from server.collect import FaceCollector
 from server.diesets import DieSetStore
 from server.empty_tray import EmptyTrayError, EmptyTrayStore
 from server.table import Table
+from server.tray_areas import TrayAreaStore
 from vision.advice import NUMBERED_UNTAUGHT
 from vision.camera_check import edge_blur, felt_advice, focus_advice, slant_advice
 from vision.felt import dark_dice_on_dark_felt
@@ -36,6 +37,7 @@ from vision.pixels import FrameError, as_bgr8
 from vision.reader import LOOKS_AGAIN, NUMBERED_KIND, PIP_KINDS, DiceReader
 from vision.readings import DieReading, ThrowReading, encode_crop
 from vision.settle import SettleDetector, unmoved_dice
+from vision.tray_area import TrayArea, TrayAreaError, drawn, within
 
 PIP_DICE = PIP_KINDS  # the dice the face network reads; numbered dice need a taught set
 UNSTEADY_SECONDS = 30.0  # motion with no still frame for this long: said once, as a notice
@@ -57,10 +59,12 @@ class CameraSource:
         reopen: Callable[[], FrameSource] | None = None,
         backoff: tuple[float, float] = (1.0, 30.0),
         collector: FaceCollector | None = None,
+        areas: TrayAreaStore | None = None,
     ) -> None:
         """``frames`` None: not open yet, ``reopen`` opens it.  With ``reopen`` a camera
         that is lost (CameraError: unplugged, a stream gone) is opened again, waiting
-        ``backoff`` (first, longest) seconds between tries, doubling."""
+        ``backoff`` (first, longest) seconds between tries, doubling.  ``areas``: the
+        tray's area in the picture (dice outside it are no part of a throw)."""
         if frames is None and reopen is None:
             raise ValueError("a camera source needs frames, or a way to open them")
         self._reopen = reopen
@@ -73,6 +77,8 @@ class CameraSource:
         self._table = table
         self._settle = settle or SettleDetector()
         self._trays = trays
+        self._areas = areas
+        self._area_unread = ""  # why the marked tray area is not used (announced once)
         self._tray_unfit = ""  # why the empty-tray picture is not used (announced once)
         self._light_told: np.ndarray | None = None  # the picture whose light was found stale
         self._stop = threading.Event()
@@ -224,7 +230,8 @@ class CameraSource:
         stamps = list(self._stamps)
         span = stamps[-1] - stamps[0] if len(stamps) > 1 else 0.0
         fps = (len(stamps) - 1) / span if span > 0 else None
-        ok, data = cv2.imencode(".jpg", frame.image, [cv2.IMWRITE_JPEG_QUALITY, 70])
+        shown = drawn(frame.image, self._area())  # where the tray's area lies, for placing
+        ok, data = cv2.imencode(".jpg", shown, [cv2.IMWRITE_JPEG_QUALITY, 70])
         h, w = frame.image.shape[:2]
         info = {"width": w, "height": h, "fps": None if fps is None else round(fps, 1)}
         return (bytes(data) if ok else b""), info
@@ -298,6 +305,8 @@ class CameraSource:
         result = self._reader.read(image, die, tray, earlier, list(leans), also=self._also(die))
         if die == "any":  # a numbered die no taught set reads: the person types its face
             result = self._as_untaught(result)
+        area = self._area()
+        result = within(result, area, image.shape[1], image.shape[0])  # the tray's dice only
         result, unmoved = _moved_only(before, image, result)
         if die == "any":
             self._check_untaught(result)
@@ -308,7 +317,7 @@ class CameraSource:
         self.throws_read += 1
         if tray is not None:
             self._check_light(image, tray)
-        self._table.set_preview(self.name, outlined(image, result, unmoved), image)
+        self._table.set_preview(self.name, outlined(drawn(image, area), result, unmoved), image)
         if result.problem:
             self._table.source_event(self.name, "attention", {"detail": result.problem})
             return result
@@ -334,6 +343,19 @@ class CameraSource:
         if readings:
             self._table.from_source(self.name, readings, extras, dict(unsure))
         return result
+
+    def _area(self) -> TrayArea | None:
+        """The tray's area in use; a marked one that cannot be read is not used (the whole
+        picture is the tray): said once, with what to do."""
+        unread = ""
+        try:
+            area = self._areas.current() if self._areas is not None else None
+        except TrayAreaError as err:
+            area, unread = None, f"{err}: the whole picture is read; mark the area again"
+        if unread and unread != self._area_unread:
+            self._table.source_event(self.name, "notice", {"detail": unread})
+        self._area_unread = unread
+        return area
 
     def _empty_tray(self, image: np.ndarray) -> np.ndarray | None:
         """The empty-tray picture, when there is one and it fits the camera's frames

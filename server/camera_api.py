@@ -1,4 +1,5 @@
-"""The camera's part of the HTTP API: its pictures, unsure dice, the empty tray, teaching.
+"""The camera's part of the HTTP API: its pictures, unsure dice, the empty tray, the tray's
+area in the picture, teaching.
 
 Mounted by server/app.py on the same app; every store and the camera come as
 arguments (None where this service has none: those endpoints answer 404).
@@ -18,9 +19,11 @@ from server.diesets import DieSetStore, summary
 from server.empty_tray import EmptyTrayError, EmptyTrayStore
 from server.ledger import LedgerError
 from server.table import Table
+from server.tray_areas import TrayAreaStore
 from server.unsure import AlreadyConfirmed, UnknownReading, confirm_unsure, unsure_readings
 from vision.reader import DiceReader
 from vision.teach import DieSetError
+from vision.tray_area import TrayAreaError
 
 
 class TeachFace(BaseModel):
@@ -35,6 +38,13 @@ class TakeEmptyTray(BaseModel):
 
 class UnsureConfirmation(BaseModel):
     face: int | None = Field(None, description="the face the die shows; left out: the guess")
+
+
+class MarkTrayArea(BaseModel):
+    points: list[list[float]] = Field(
+        description="the tray's corners in order round it, each [x, y]: a share (0 to 1) of "
+        "the picture's width and height"
+    )
 
 
 class Collect(BaseModel):
@@ -52,6 +62,7 @@ def camera_routes(
     trays: EmptyTrayStore | None = None,
     camera: CameraSource | None = None,
     collector: FaceCollector | None = None,
+    areas: TrayAreaStore | None = None,
 ) -> APIRouter:
     router = APIRouter()
 
@@ -215,6 +226,34 @@ def camera_routes(
     def forget_empty_tray() -> dict[str, Any]:
         """Stop using the picture taken here (back to the settings' picture, or none)."""
         return _trays().forget()
+
+    def _areas() -> TrayAreaStore:
+        if areas is None:
+            raise HTTPException(status_code=404, detail="this service has no camera tray")
+        return areas
+
+    @router.get("/api/tray-area")
+    def tray_area() -> dict[str, Any]:
+        """The tray's area in the camera's picture: marked here, the settings' or the whole
+        picture; dice outside it are no part of a throw."""
+        return _areas().describe()
+
+    @router.put("/api/tray-area", dependencies=admin_only)
+    def mark_tray_area(body: MarkTrayArea) -> dict[str, Any]:
+        """Mark the tray's area (admin): its corners in order, shares of the picture."""
+        try:
+            marked = _areas().mark(body.points)
+        except TrayAreaError as err:
+            raise HTTPException(status_code=422, detail=str(err)) from None
+        if camera is not None:
+            table.source_event(camera.name, "tray-area", {"detail": "tray area marked"})
+        return marked
+
+    @router.delete("/api/tray-area", dependencies=admin_only)
+    def forget_tray_area() -> dict[str, Any]:
+        """Stop using the area marked here (back to the settings' area, or the whole
+        picture)."""
+        return _areas().forget()
 
     def _collector() -> FaceCollector:
         if collector is None:

@@ -14,9 +14,12 @@ import tomllib
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from hardware.kiosk import KioskPins
+
+if TYPE_CHECKING:
+    from vision.tray_area import TrayArea
 
 ENV_PREFIX = "DICEBRIDGE_"
 
@@ -50,6 +53,7 @@ class Config:
     camera_size: tuple[int, int] | None = None  # [width, height] asked of a live camera
     settle_seconds: float = 0.6  # the dice still this long: the throw is read
     keep_crops_days: float = 365.0  # dice pictures older than this are removed; 0: kept for ever
+    tray_area: TrayArea | None = None  # the tray's corners in the camera's picture; None: all
 
     @property
     def open_to_lan(self) -> bool:
@@ -101,6 +105,9 @@ def load_config(path: Path | None = None, env: Mapping[str, str] | None = None) 
     size = (env or {}).get(ENV_PREFIX + "CAMERA_SIZE")
     if size is not None:
         values["camera_size"] = _size(size)
+    area = (env or {}).get(ENV_PREFIX + "TRAY_AREA")
+    if area is not None:
+        values["tray_area"] = _tray_area(area, ENV_PREFIX + "TRAY_AREA")
     for key in ("data_dir", "empty_tray"):
         if key in values:
             values[key] = Path(values[key])
@@ -129,12 +136,14 @@ def _from_file(data: dict[str, Any]) -> dict[str, Any]:
             values[key] = _typed(key, value, SCALARS[key])
         elif key == "camera_size":
             values["camera_size"] = _size(value)
+        elif key == "tray_area":
+            values["tray_area"] = _tray_area(value, "tray_area")
         elif key == "gpio":
             values["gpio"] = _gpio(value)
         elif key == "towers":
             values["towers"] = tuple(_tower(i, t) for i, t in enumerate(value))
         else:
-            known = ", ".join(sorted([*SCALARS, "camera_size", "gpio", "towers"]))
+            known = ", ".join(sorted([*SCALARS, "camera_size", "gpio", "towers", "tray_area"]))
             raise ConfigError(f"unknown setting {key!r}; settings are {known}")
     return values
 
@@ -150,6 +159,16 @@ def _size(value: Any) -> tuple[int, int]:
     if not ok or not all(isinstance(v, int) and not isinstance(v, bool) and v >= 16 for v in value):
         raise ConfigError(f"camera_size must be [width, height] in pixels, not {value!r}")
     return (value[0], value[1])
+
+
+def _tray_area(value: Any, key: str) -> TrayArea:
+    """The tray's corners: [[x, y], ...] in the file, "x,y;x,y;…" in the environment."""
+    from vision.tray_area import TrayArea, TrayAreaError  # cv2: only when used
+
+    try:
+        return TrayArea.parse(value)
+    except TrayAreaError as err:
+        raise ConfigError(f"{key}: {err}") from None
 
 
 def _gpio(table: Any) -> KioskPins:

@@ -52,8 +52,8 @@ class DieReading:
     problem: str = ""  # "cocked", "impossible pips", "cut by the edge", "not of the set",
     # "blurred", "the tray's colour", "may be cocked", "numeral blurred", "numbered die",
     # "numbered die, no set", "no outline", "speck-sized", "one die or two", "a pip of
-    # another die", "on another die", "the picture is dim", "read otherwise wider": why it
-    # is uncertain (vision.advice)
+    # another die", "on another die", "the picture is dim", "read otherwise wider", "half
+    # out of the tray" (vision.tray_area): why it is uncertain (vision.advice)
     runner_up: int | None = None  # with "confirm: V or R?": the next likeliest face, R
     lean: tuple[float, float] | None = None  # a numbered die read at least LIKELY, whole: how
     # far its numeral lies from where a flat die has it (die sizes; see camera_slant)

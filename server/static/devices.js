@@ -163,18 +163,26 @@ listen((event) => {
 
 // The live view: the camera's newest frame about once a second, while placing the camera.
 let liveTimer = null;
-async function liveFrame() {
-  const note = document.getElementById("live-note");
+// The camera's newest frame (the reply); an Error with the appliance's words where there is none.
+async function cameraFrame() {
   const reply = await fetch(`/api/camera/live.jpg?t=${Date.now()}`).catch(() => null);
-  if (!reply || !reply.ok) {
-    note.textContent = reply ? ((await reply.json().catch(() => ({}))).detail || reply.statusText) : "the appliance does not answer";
-    return;
-  }
-  const img = document.getElementById("live-view");
+  if (!reply) throw new Error("the appliance does not answer");
+  if (!reply.ok) throw new Error((await reply.json().catch(() => ({}))).detail || reply.statusText);
+  return reply;
+}
+// ``img`` shows the frame in ``reply`` (the picture before let go)
+async function showFrame(img, reply) {
   const old = img.src;
   img.src = URL.createObjectURL(await reply.blob());
-  img.hidden = false;
   if (old.startsWith("blob:")) URL.revokeObjectURL(old);
+}
+async function liveFrame() {
+  const note = document.getElementById("live-note");
+  let reply;
+  try { reply = await cameraFrame(); } catch (e) { note.textContent = e.message; return; }
+  const img = document.getElementById("live-view");
+  await showFrame(img, reply);
+  img.hidden = false;
   const fps = reply.headers.get("x-frames-per-second");
   note.textContent = `${reply.headers.get("x-frame-size").replace("x", " × ")} px` + (fps ? `, ${fps} frames a second` : "");
 }
@@ -191,3 +199,83 @@ document.getElementById("live-toggle").addEventListener("click", (ev) => {
   button.setAttribute("aria-pressed", String(Boolean(liveTimer)));
   button.textContent = liveTimer ? "Stop the live view" : "Live view";
 });
+
+// The tray's area in the picture: its corners clicked on the camera's picture, or typed.
+const areaField = document.getElementById("area-corners");
+const areaShown = (a) => `${a.points.length} corners, ${Math.round(100 * a.share)}% of the picture`;
+const AREA_STATE = {
+  marked: (a) => `In use: marked here (${areaShown(a)}).`,
+  settings: (a) => `In use: the settings' tray_area (${areaShown(a)}).`,
+  whole: () => "None: the whole picture is the tray.",
+};
+const share3 = (v) => Math.round(Math.min(1, Math.max(0, v)) * 1000) / 1000;
+const cornersText = (points) => points.map(([x, y]) => `${share3(x)},${share3(y)}`).join("; ");
+// "x,y; x,y; …" as [[x, y], …]; what is not two numbers is said in ``bad``
+function corners(text) {
+  const points = [], bad = [];
+  text.split(";").map((s) => s.trim()).filter(Boolean).forEach((part, k) => {
+    const xy = part.split(",").map((v) => v.trim());
+    if (xy.length === 2 && xy.every((v) => v !== "" && Number.isFinite(Number(v)))) points.push(xy.map(Number));
+    else bad.push(`corner ${k + 1} is "${part}", not x,y`);
+  });
+  return { points, bad };
+}
+function drawCorners() {
+  const ns = "http://www.w3.org/2000/svg";
+  const points = corners(areaField.value).points;
+  const img = document.getElementById("area-picture");
+  const aspect = img.naturalHeight ? img.naturalWidth / img.naturalHeight : 1;  // round dots
+  const shape = (tag, attrs) => {
+    const node = document.createElementNS(ns, tag);
+    for (const [k, v] of Object.entries(attrs)) node.setAttribute(k, v);
+    return node;
+  };
+  const line = points.map(([x, y]) => `${x},${y}`).join(" ");
+  const tag = points.length >= 3 ? "polygon" : "polyline";
+  document.getElementById("area-marks").replaceChildren(
+    shape(tag, { points: line, class: "under" }), shape(tag, { points: line, class: "outline" }),
+    ...points.map(([x, y]) => shape("ellipse", { cx: x, cy: y, rx: 0.008, ry: 0.008 * aspect, class: "corner" })));
+}
+function showArea(area) {
+  document.getElementById("area-state").textContent = AREA_STATE[area.in_use](area);
+  areaField.value = cornersText(area.points || []);
+  drawCorners();
+}
+async function trayArea(method) {
+  const error = document.getElementById("area-error");
+  const options = method === "GET" ? {} : { method, headers: admin() };
+  if (method === "PUT") {
+    const { points, bad } = corners(areaField.value);
+    if (bad.length) { error.textContent = `${bad.join("; ")}: each corner is two shares of the picture, as 0.1,0.2`; return; }
+    options.body = { points };
+  }
+  try {
+    const area = await api("/api/tray-area", options);
+    showArea(area);
+    error.textContent = area.problem || "";  // a marked area spoilt on disk: not used, and why
+  } catch (e) { error.textContent = e.message; }
+}
+document.getElementById("area-fresh").addEventListener("click", async () => {
+  const error = document.getElementById("area-error");
+  try {
+    await showFrame(document.getElementById("area-picture"), await cameraFrame());
+    document.getElementById("area-frame").hidden = false;
+    error.textContent = "";
+  } catch (e) { error.textContent = e.message; }
+});
+document.getElementById("area-picture").addEventListener("load", drawCorners);
+document.getElementById("area-picture").addEventListener("click", (ev) => {
+  const img = ev.currentTarget;
+  const points = corners(areaField.value).points;
+  points.push([share3(ev.offsetX / img.clientWidth), share3(ev.offsetY / img.clientHeight)]);
+  areaField.value = cornersText(points);
+  drawCorners();
+});
+areaField.addEventListener("input", drawCorners);
+document.getElementById("clear-corners").addEventListener("click", () => {
+  areaField.value = "";
+  drawCorners();
+});
+document.getElementById("save-area").addEventListener("click", () => trayArea("PUT"));
+document.getElementById("forget-area").addEventListener("click", () => trayArea("DELETE"));
+trayArea("GET");

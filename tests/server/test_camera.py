@@ -691,3 +691,55 @@ def _notices(folder: Path, images: list[np.ndarray], text: str) -> list[str]:
         camera.read_throw(image)
     ledger.close()
     return [str(e["detail"]) for e in events if e.get("event") == "notice" and text in str(e)]
+
+
+def test_dice_outside_the_tray_area_are_no_part_of_the_throw(tmp_path: Path) -> None:
+    """Three d6s lying apart left to right; the tray's area, marked on the page, ends
+    through the middle one: the left one feeds the check, the middle one is asked to be
+    moved in, the right one is left out; the settled preview shows the area's outline."""
+    from server.tray_areas import TrayAreaStore
+
+    throw = render_throw(ThrowSpec(dice=("d6",) * 3, touching=0.0), np.random.default_rng([77, 3]))
+    ledger, table, events = _watched_table(tmp_path)
+    check = table.create("d6pool", {"level": 2, "difficulty": 3})  # throw 2 d6
+    areas = TrayAreaStore(tmp_path)
+    areas.mark([[0, 0], [342 / 639, 0], [342 / 639, 1], [0, 1]])
+    camera = CameraSource("camera", Replay([]), DiceReader(), table, areas=areas)
+    result = camera.read_throw(throw.image)
+    left = min(throw.dice, key=lambda d: d.box[0])
+    kept, asked = sorted(result.dice, key=lambda d: d.box[0])
+    assert (kept.value, kept.uncertain) == (left.value, False)
+    assert asked.uncertain and asked.problem == "half out of the tray"
+    fed = [e.body for e in ledger.entries(kind="throw")]
+    assert [d["face"] for d in fed[0]["dice"]] == [left.value]  # the left die alone
+    assert fed[0]["check"] == check["id"] and len(fed) == 1  # the one asked: thrown after
+    asked = [e for e in events if e["type"] == "uncertain"]
+    assert len(asked) == 1 and "fully into the tray" in asked[0]["advice"]
+    preview = table.preview("camera")
+    assert preview is not None
+    shown = cv2.imdecode(np.frombuffer(preview, np.uint8), cv2.IMREAD_COLOR)
+    edge = shown[:, 338:346]  # the area's outline, drawn (255, 200, 0) down x 342
+    assert ((edge[:, :, 0] > 200) & (edge[:, :, 2] < 80)).sum() > 300
+    ledger.close()
+
+
+def test_a_tray_area_spoilt_on_disk_is_said_once_and_the_whole_picture_read(
+    tmp_path: Path,
+) -> None:
+    from server.tray_areas import TrayAreaStore
+
+    throw = render_throw(ThrowSpec(dice=("d6",) * 3, touching=0.0), np.random.default_rng([77, 3]))
+    ledger, table, events = _watched_table(tmp_path)
+    areas = TrayAreaStore(tmp_path)
+    areas.path.write_text("{", encoding="utf-8")
+    camera = CameraSource("camera", Replay([]), DiceReader(), table, areas=areas)
+    for _ in range(2):
+        assert len(camera.read_throw(throw.image).dice) == 3
+    said = [e["detail"] for e in events if e.get("event") == "notice"]
+    assert len(said) == 1 and "cannot read the tray area" in said[0]
+    assert "the whole picture is read; mark the area again" in said[0]
+    assert (
+        areas.describe()["in_use"] == "whole"
+        and "mark the area again" in (areas.describe()["problem"])
+    )
+    ledger.close()

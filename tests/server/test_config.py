@@ -145,3 +145,17 @@ def test_the_hdmi_kiosk_autostart_opens_the_kiosk_page_of_the_shipped_settings()
     assert f"http://127.0.0.1:{port}/kiosk" in script and "--kiosk" in script
     assert f"http://127.0.0.1:{port}/api/health" in script  # waits for the service first
     assert "dicebridge-kiosk.desktop" in (deploy / "install.sh").read_text()
+
+
+def test_a_tray_area_that_makes_no_tray_is_named(tmp_path: Path) -> None:
+    path = tmp_path / "area.toml"
+    for text, said in (
+        ("tray_area = [[0, 0], [1, 1]]\n", "tray_area: a tray area has 3 to 64 corners"),
+        ('tray_area = "0,0;1,0"\n', "tray_area: a tray area has 3 to 64 corners"),
+        ("tray_area = [[0, 0], [1, 0], [1, 5]]\n", "tray_area: corner 3"),
+    ):
+        path.write_text(text)
+        with pytest.raises(ConfigError, match=said):
+            load_config(path)
+    with pytest.raises(ConfigError, match="DICEBRIDGE_TRAY_AREA: a tray area is corners"):
+        load_config(None, {"DICEBRIDGE_TRAY_AREA": "left half"})

@@ -957,3 +957,86 @@ def test_the_kiosk_reconnects_by_itself_after_a_restart(browser: object, tmp_pat
         expect(kiosk.locator("#prompt")).to_have_text("throw 1 d6")  # events flow again
     finally:
         _stop(proc)
+
+
+def test_a_tray_area_clicked_on_the_camera_picture_is_saved_refused_and_forgotten(
+    browser: object, tmp_path: Path
+) -> None:
+    import numpy as np
+    from playwright.sync_api import Browser, expect
+
+    from server.admin import AdminPin
+    from server.app import create_app
+    from server.camera import CameraSource
+    from server.ledger import Ledger
+    from server.table import Table
+    from server.tray_areas import TrayAreaStore
+    from vision.frames import Replay
+    from vision.reader import DiceReader
+    from vision.render import ThrowSpec, render_throw
+
+    assert isinstance(browser, Browser)
+    AdminPin(tmp_path).set(PIN)
+    store = TrayAreaStore(tmp_path)
+    tray = render_throw(ThrowSpec(dice=("d6",)), np.random.default_rng(43)).image
+    with Ledger(tmp_path) as ledger:
+        table = Table(ledger)
+        camera = CameraSource("camera", Replay([tray], interval=0.1, hold=True), DiceReader(),
+                              table, areas=store)  # fmt: skip
+        app = create_app(table, AdminPin(tmp_path), camera=camera, areas=store)
+        with _in_process(app) as url:
+            page = browser.new_page()
+            page.goto(f"{url}/devices")
+            state, error = page.locator("#area-state"), page.locator("#area-error")
+            expect(state).to_have_text("None: the whole picture is the tray.")
+            page.click("text=Show the camera's picture")
+            expect(error).to_contain_text("no frame from the camera yet")
+            camera.start()
+            try:
+                deadline = time.monotonic() + 10
+                while camera.live() is None:  # its first frame
+                    assert time.monotonic() < deadline, "the camera shows no frame"
+                    time.sleep(0.05)
+                page.click("text=Show the camera's picture")
+                picture = page.locator("#area-picture")
+                expect(picture).to_be_visible()
+                page.wait_for_function(
+                    "() => document.getElementById('area-picture').complete"
+                    " && document.getElementById('area-picture').naturalWidth === 640"
+                )
+                expect(error).to_be_empty()
+                box = picture.bounding_box()
+                assert box is not None
+                shares = [(0.1, 0.15), (0.9, 0.1), (0.85, 0.9), (0.15, 0.85)]
+                for x, y in shares:
+                    picture.click(position={"x": x * box["width"], "y": y * box["height"]})
+                field = page.locator("#area-corners")
+                expect(field).to_have_value(re.compile(r"^([\d.]+,[\d.]+; ){3}[\d.]+,[\d.]+$"))
+                expect(page.locator("#area-marks ellipse")).to_have_count(4)
+                page.fill("#pin", "0000")
+                page.click("text=Save the tray area")
+                expect(error).to_contain_text("wrong admin PIN")
+                assert store.current() is None
+                page.fill("#pin", PIN)
+                page.click("text=Save the tray area")
+                expect(state).to_contain_text("In use: marked here (4 corners")
+                expect(error).to_be_empty()
+                marked = store.current()
+                assert marked is not None and len(marked.points) == 4
+                for (x, y), (want_x, want_y) in zip(marked.points, shares, strict=True):
+                    assert abs(x - want_x) < 0.01 and abs(y - want_y) < 0.01
+                page.screenshot(path=str(SHOTS / "devices-tray-area.png"), full_page=True)
+                page.click("text=Clear the corners")
+                expect(field).to_have_value("")
+                expect(page.locator("#area-marks ellipse")).to_have_count(0)
+                field.fill("0.1,0.1; 0.9,0.9")  # typed, as with the keyboard alone
+                expect(page.locator("#area-marks ellipse")).to_have_count(2)
+                page.click("text=Save the tray area")
+                expect(error).to_contain_text("3 to 64 corners")
+                assert store.current() == marked
+                page.click("text=Use the whole picture")
+                expect(state).to_have_text("None: the whole picture is the tray.")
+                expect(field).to_have_value("")
+                assert store.current() is None
+            finally:
+                camera.stop()

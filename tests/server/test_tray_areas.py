@@ -1,0 +1,77 @@
+"""The tray's area in the camera's picture, marked through the API (admin), kept across
+restarts in the data folder, or given in the settings (a real data folder, the real app)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from fastapi.testclient import TestClient
+
+from server.admin import AdminPin
+from server.app import create_app
+from server.config import load_config
+from server.ledger import Ledger
+from server.table import Table
+from server.tray_areas import TrayAreaStore
+from vision.tray_area import TrayArea
+
+PIN = {"X-Admin-PIN": "2468"}
+LEFT = [[0, 0], [0.5, 0], [0.5, 1], [0, 1]]
+
+
+def test_the_area_is_marked_only_with_the_pin_and_kept_across_restarts(tmp_path: Path) -> None:
+    admin = AdminPin(tmp_path)
+    admin.set("2468")
+    with Ledger(tmp_path) as ledger:
+        table = Table(ledger)
+        with TestClient(create_app(table, admin, areas=TrayAreaStore(tmp_path))) as client:
+            assert client.get("/api/tray-area").json() == {"in_use": "whole", "points": None}
+            assert client.put("/api/tray-area", json={"points": LEFT}).status_code == 401
+            marked = client.put("/api/tray-area", json={"points": LEFT}, headers=PIN)
+            assert marked.status_code == 200, marked.text
+            assert marked.json() == {"in_use": "marked", "points": LEFT, "share": 0.5}
+        # a new service over the same data folder (a restart) uses it
+        store = TrayAreaStore(tmp_path)
+        assert store.current() == TrayArea.parse(LEFT)
+        with TestClient(create_app(table, admin, areas=store)) as client:
+            assert client.get("/api/tray-area").json()["in_use"] == "marked"
+            assert client.delete("/api/tray-area").status_code == 401
+            whole = client.delete("/api/tray-area", headers=PIN)
+            assert whole.status_code == 200 and whole.json()["in_use"] == "whole"
+        assert not (tmp_path / "tray-area.json").exists() and store.current() is None
+
+
+def test_corners_that_make_no_tray_are_refused_and_the_area_in_use_kept(tmp_path: Path) -> None:
+    admin = AdminPin(tmp_path)
+    admin.set("2468")
+    store = TrayAreaStore(tmp_path)
+    store.mark(LEFT)
+    with Ledger(tmp_path) as ledger, TestClient(
+        create_app(Table(ledger), admin, areas=store)
+    ) as client:  # fmt: skip
+        for points, said in (
+            ([[0, 0], [1, 1]], "a tray area has 3 to 64 corners"),
+            ([[0, 0], [1, 0], [1, 2]], "corner 3 of the tray area is [1.0, 2.0]"),
+            ([[0.5, 0.5], [0.51, 0.5], [0.5, 0.51]], "covers 0.0% of the picture"),
+        ):
+            reply = client.put("/api/tray-area", json={"points": points}, headers=PIN)
+            assert reply.status_code == 422 and said in reply.json()["detail"], reply.text
+        typed = client.put("/api/tray-area", json={"points": "0,0;1,0;1,1"}, headers=PIN)
+        assert typed.status_code == 422  # the API takes [[x, y], ...] only
+        assert client.get("/api/tray-area").json()["points"] == LEFT  # nothing changed
+    assert store.current() == TrayArea.parse(LEFT)
+
+
+def test_the_settings_area_is_used_until_one_is_marked_and_again_after(tmp_path: Path) -> None:
+    path = tmp_path / "dicebridge.toml"
+    path.write_text("tray_area = [[0.1, 0.1], [0.9, 0.1], [0.9, 0.9], [0.1, 0.9]]\n")
+    config = load_config(path)
+    assert config.tray_area is not None and config.tray_area.share() == pytest.approx(0.64)
+    store = TrayAreaStore(tmp_path, config.tray_area)
+    assert store.describe()["in_use"] == "settings" and store.current() == config.tray_area
+    store.mark(LEFT)
+    assert store.current() == TrayArea.parse(LEFT)
+    assert store.forget()["in_use"] == "settings"
+    from_env = load_config(None, {"DICEBRIDGE_TRAY_AREA": "0,0; 0.5,0; 0.5,1; 0,1"})
+    assert from_env.tray_area == TrayArea.parse(LEFT)

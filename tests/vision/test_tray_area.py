@@ -1,0 +1,99 @@
+"""The tray's area in the picture: dice outside it are no part of the throw, a die across its
+edge is asked to be moved in (vision/tray_area.py), read by the real reader on renders."""
+
+from __future__ import annotations
+
+import json
+import math
+from pathlib import Path
+
+import cv2
+import numpy as np
+import pytest
+
+from dicebridge.cli import main
+from vision.reader import DiceReader
+from vision.render import ThrowSpec, render_throw
+from vision.tray_area import HALF_OUT, TrayArea, TrayAreaError, drawn, share_inside, within
+
+
+@pytest.mark.parametrize(
+    ("given", "said"),
+    [
+        ([[0, 0], [1, 0]], "3 to 64 corners"),
+        ("0,0;1,0", "3 to 64 corners"),
+        ([[0, 0], [1, 0], [1, 1.2]], "corner 3 of the tray area is [1, 1.2]"),
+        ([[0, 0], [1, 0], [math.nan, 1]], "corner 3"),
+        ([[0, 0], [True, 0], [1, 1]], "corner 2"),
+        ([[0, 0], [1, 0], [1]], "corner 3"),
+        ([[0.5, 0.5], [0.52, 0.5], [0.5, 0.52]], "covers 0.0% of the picture"),
+        ("0,0;1,x;1,1", "corners x,y;x,y;"),
+        ({"x": 1}, "3 to 64 corners"),
+    ],
+)
+def test_corners_that_make_no_tray_are_refused_saying_why(given: object, said: str) -> None:
+    with pytest.raises(TrayAreaError) as err:
+        TrayArea.parse(given)
+    assert said in str(err.value)
+
+
+def test_corners_are_read_from_json_or_a_line_and_measured() -> None:
+    square = TrayArea.parse([[0, 0], [1, 0], [1, 1], [0, 1]])
+    assert TrayArea.parse("0,0; 1,0; 1,1; 0,1") == square
+    assert square.share() == pytest.approx(1.0)
+    left = TrayArea.parse([[0, 0], [0.5, 0], [0.5, 1], [0, 1]])
+    assert left.share() == pytest.approx(0.5)
+    mask = left.mask(640, 480)
+    assert mask.shape == (480, 640)
+    assert mask[:, :300].all() and not mask[:, 340:].any()
+    assert share_inside((200, 100, 300, 200), mask) == pytest.approx(1.0)
+    assert share_inside((400, 100, 500, 200), mask) == 0.0
+    assert share_inside((270, 100, 370, 200), mask) == pytest.approx(0.5, abs=0.02)
+    assert left.to_list() == [[0.0, 0.0], [0.5, 0.0], [0.5, 1.0], [0.0, 1.0]]
+
+
+def test_a_die_outside_the_area_is_left_out_and_one_across_its_edge_is_asked() -> None:
+    """Three d6s read for sure, lying apart left to right (x 46–118, 308–376, 461–547 of
+    640); the area's edge runs through the middle one, at x 342."""
+    throw = render_throw(ThrowSpec(dice=("d6",) * 3, touching=0.0), np.random.default_rng([77, 3]))
+    result = DiceReader().read(throw.image, "d6")
+    left, middle, right = sorted(result.dice, key=lambda d: d.box[0])
+    assert not any(d.uncertain for d in result.dice)
+    assert left.box[2] < 330 and middle.box[0] < 342 < middle.box[2] and right.box[0] > 350
+    area = TrayArea.parse([[0, 0], [342 / 639, 0], [342 / 639, 1], [0, 1]])
+    h, w = throw.image.shape[:2]
+    inside = within(result, area, w, h)
+    assert len(inside.dice) == 2  # the right-hand die is no part of the throw
+    kept_left, asked = sorted(inside.dice, key=lambda d: d.box[0])
+    assert kept_left == left  # as it was read
+    assert asked.uncertain and asked.problem == HALF_OUT and asked.box == middle.box
+    assert asked.to_reading() is None  # never fed to a check
+    assert asked.advice == f"move the {asked.colour} d6 fully into the tray, or re-throw it"
+    assert asked.colour  # named, though the die had been read for sure
+    assert within(result, None, w, h) == result  # no area: the whole picture is the tray
+
+
+def test_the_area_is_drawn_on_the_pictures_the_page_shows() -> None:
+    image = np.full((100, 200, 3), 90, np.uint8)
+    area = TrayArea.parse([[0.1, 0.1], [0.9, 0.1], [0.9, 0.9], [0.1, 0.9]])
+    shown = drawn(image, area)
+    outline = (shown[:, :, 0] > 200) & (shown[:, :, 1] > 150) & (shown[:, :, 2] < 60)
+    assert outline[10, 20:180].all() and not outline[50, 50:150].any()
+    assert (image == 90).all()  # the frame itself is not drawn on
+    assert drawn(image, None) is image
+
+
+def test_vision_read_leaves_out_the_dice_beyond_the_area_it_is_given(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    throw = render_throw(ThrowSpec(dice=("d6",) * 3, touching=0.0), np.random.default_rng([77, 3]))
+    picture = tmp_path / "three.png"
+    cv2.imwrite(str(picture), throw.image)
+    read = ["vision", "read", str(picture), "--die", "d6", "--json"]
+    assert main(read) == 0
+    assert len(json.loads(capsys.readouterr().out)["dice"]) == 3
+    assert main([*read, "--tray-area", "0,0; 0.535,0; 0.535,1; 0,1"]) == 0
+    dice = sorted(json.loads(capsys.readouterr().out)["dice"], key=lambda d: d["box"][0])
+    assert [d["problem"] for d in dice] == ["", HALF_OUT]
+    assert main([*read, "--tray-area", "0,0;1,1"]) == 2
+    assert "--tray-area: a tray area has 3 to 64 corners" in capsys.readouterr().err

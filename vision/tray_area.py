@@ -1,0 +1,134 @@
+"""The tray's area in the camera's picture: dice outside it are no part of the throw.
+
+A camera over a tray often sees more than the tray: the table around it, a die
+tower's parts, dice left beside it.  Where the owner marks the tray's area (a
+polygon, its corners given as shares of the picture's width and height, so
+that it holds at any resolution), a die whose box lies mostly outside it is
+left out of the throw, and one lying across its edge (on the tray's rim, half
+out) is read as uncertain: "move the red d6 fully into the tray, or re-throw
+it", as a die cut by the picture's edge is.  Without an area the whole picture
+is the tray, as before.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from dataclasses import dataclass, replace
+from typing import Any
+
+import cv2
+import numpy as np
+
+from vision.advice import advice_for
+from vision.colour import colour_name
+from vision.readings import DieReading, ThrowReading
+
+INSIDE = 0.75  # a die whose box lies at least this share inside the area is in the tray ...
+OUTSIDE = 0.25  # ... under this share, outside it (no part of the throw); between: on its rim
+# (a die's box is up to a third larger than the die, and the owner's corners are a few
+# pixels off: a die against the tray's wall keeps most of its box inside)
+HALF_OUT = "half out of the tray"
+MAX_POINTS = 64
+MIN_SHARE = 0.01  # an area smaller than this share of the picture is a slip, not a tray
+
+
+class TrayAreaError(ValueError):
+    """Corners that make no tray area; the message says which and why."""
+
+
+@dataclass(frozen=True)
+class TrayArea:
+    """The tray's outline: (x, y) corners in order round it, each a share (0 to 1) of the
+    picture's width and height."""
+
+    points: tuple[tuple[float, float], ...]
+
+    @classmethod
+    def parse(cls, value: Any) -> TrayArea:
+        """From [[x, y], ...] (JSON, TOML) or "x,y;x,y;…" (a command line, the environment);
+        TrayAreaError naming what is wrong."""
+        if isinstance(value, str):
+            try:
+                value = [[float(v) for v in pair.split(",")] for pair in value.split(";") if pair]
+            except ValueError:
+                raise TrayAreaError(f"a tray area is corners x,y;x,y;… (shares of the picture "
+                                    f"from 0 to 1), not {value!r}") from None  # fmt: skip
+        if not isinstance(value, list | tuple) or not 3 <= len(value) <= MAX_POINTS:
+            raise TrayAreaError(f"a tray area has 3 to {MAX_POINTS} corners, each [x, y]")
+        points = []
+        for k, pair in enumerate(value):
+            ok = isinstance(pair, list | tuple) and len(pair) == 2
+            if not ok or not all(_number(v) and 0 <= v <= 1 for v in pair):
+                raise TrayAreaError(f"corner {k + 1} of the tray area is {pair!r}: it must be "
+                                    "[x, y], each a share of the picture from 0 to 1")  # fmt: skip
+            points.append((float(pair[0]), float(pair[1])))
+        area = cls(tuple(points))
+        if area.share() < MIN_SHARE:
+            raise TrayAreaError(f"the tray area covers {area.share():.1%} of the picture: mark "
+                                "its corners round the tray, in order")  # fmt: skip
+        return area
+
+    def share(self) -> float:
+        """How much of the picture the area covers (0 to 1)."""
+        xs, ys = zip(*self.points, strict=True)
+        return abs(sum(xs[k] * ys[k - 1] - xs[k - 1] * ys[k] for k in range(len(xs)))) / 2
+
+    def corners(self, w: int, h: int) -> np.ndarray:
+        """The corners in pixels of a ``w`` × ``h`` picture, for OpenCV (n × 1 × 2 int32)."""
+        scaled = [(round(x * (w - 1)), round(y * (h - 1))) for x, y in self.points]
+        return np.array(scaled, np.int32).reshape(-1, 1, 2)
+
+    def mask(self, w: int, h: int) -> np.ndarray:
+        """255 inside the area, 0 outside, on a ``w`` × ``h`` picture."""
+        mask = np.zeros((h, w), np.uint8)
+        cv2.fillPoly(mask, [self.corners(w, h)], 255)
+        return mask
+
+    def to_list(self) -> list[list[float]]:
+        return [[round(x, 4), round(y, 4)] for x, y in self.points]
+
+
+def _number(v: object) -> bool:
+    return isinstance(v, int | float) and not isinstance(v, bool) and math.isfinite(v)
+
+
+def share_inside(box: Sequence[float], mask: np.ndarray) -> float:
+    """How much of ``box`` (x0, y0, x1, y1, pixels) lies inside the area's ``mask``."""
+    h, w = mask.shape
+    x0, y0 = max(0, int(box[0])), max(0, int(box[1]))
+    x1, y1 = min(w, math.ceil(box[2])), min(h, math.ceil(box[3]))
+    whole = max(1.0, (box[2] - box[0]) * (box[3] - box[1]))
+    if x1 <= x0 or y1 <= y0:
+        return 0.0
+    return float(np.count_nonzero(mask[y0:y1, x0:x1])) / whole
+
+
+def within(result: ThrowReading, area: TrayArea | None, w: int, h: int) -> ThrowReading:
+    """The throw's dice in the tray: those mostly outside ``area`` left out, those across
+    its edge uncertain ("half out of the tray"); as it was where there is no area."""
+    if area is None or not result.dice:
+        return result
+    mask = area.mask(w, h)
+    kept: list[DieReading] = []
+    for d in result.dice:
+        inside = share_inside(d.box, mask)
+        if inside < OUTSIDE:
+            continue
+        if inside < INSIDE and d.problem != "cut by the edge":
+            colour = d.colour or colour_name(d.crop)  # a sure die's is not named yet
+            advice = advice_for(d.die, d.value, d.confidence, colour, cut=True)
+            d = replace(d, uncertain=True, problem=HALF_OUT, runner_up=None, colour=colour,
+                        advice=advice)  # fmt: skip
+        kept.append(d)
+    return replace(result, dice=tuple(kept))
+
+
+def drawn(image: np.ndarray, area: TrayArea | None) -> np.ndarray:
+    """``image`` with the area's outline drawn on it (a copy), for the page's pictures."""
+    if area is None:
+        return image
+    shown = image.copy()
+    h, w = shown.shape[:2]
+    cv2.polylines(shown, [area.corners(w, h)], True, (255, 200, 0), 2, cv2.LINE_AA)
+    return shown
