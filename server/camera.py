@@ -194,7 +194,7 @@ class CameraSource:
             self._stills.clear()
             self.read_throw(frame.image)  # each photograph is a throw of its own
             return
-        state = self._settle.feed(frame)
+        state = self._settle.feed(frame, self._area())  # what moves off the tray: no throw
         if state.moving:
             self._stills.clear()
             self._last_motion = time.monotonic()

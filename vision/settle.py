@@ -4,7 +4,9 @@ Consecutive frames are compared on a small, blurred grey copy: a pixel has
 moved when it changed by more than sensor noise does.  A frame in which more
 than a sliver of the tray moved is "moving"; once no frame has moved for
 ``still_seconds``, the throw is settled and is handed over exactly once.  The
-next movement arms the detector again.
+next movement arms the detector again.  Where the tray's area is marked
+(vision/tray_area.py), only movement inside it counts: hands and dice on the
+table round the tray do not hold a throw back.
 
 Movement is not a throw: a hand passing over the tray, or a die taken out,
 settles the tray again with the other dice where they lay.  :func:`lies_unmoved`
@@ -22,6 +24,7 @@ import cv2
 import numpy as np
 
 from vision.frames import Frame
+from vision.tray_area import TrayArea
 
 WIDTH = 160  # the comparison copy's width: dice stay several pixels wide
 MOVED_SHARE = 0.002  # a frame in which more than this share of the copy changed is moving
@@ -53,6 +56,7 @@ class SettleDetector:
         self._last: np.ndarray | None = None
         self._still_since: float | None = None
         self._armed = True  # a settled throw not yet handed over
+        self._inside: tuple[TrayArea, tuple[int, ...], np.ndarray] | None = None  # area's mask
 
     def _small(self, image: np.ndarray) -> np.ndarray:
         h, w = image.shape[:2]
@@ -62,13 +66,24 @@ class SettleDetector:
         )
         return cv2.GaussianBlur(small, (3, 3), 0).astype(np.int16)
 
-    def feed(self, frame: Frame) -> SettleState:
+    def _mask(self, area: TrayArea, shape: tuple[int, ...]) -> np.ndarray:
+        """The area's inside on the comparison copy (kept while the area and size hold)."""
+        if self._inside is None or self._inside[:2] != (area, shape):
+            self._inside = (area, shape, area.mask(shape[1], shape[0]) > 0)
+        return self._inside[2]
+
+    def feed(self, frame: Frame, area: TrayArea | None = None) -> SettleState:
+        """The state after ``frame``; ``area``: only what moves inside the tray's area
+        counts (the share is of the area)."""
         small = self._small(frame.image)
         last, self._last = self._last, small
         if last is None or last.shape != small.shape:
             self._still_since = frame.at
             return SettleState(True, False, 1.0)
-        motion = float((np.abs(small - last) > self._noise).mean())
+        changed = np.abs(small - last) > self._noise
+        inside = None if area is None else self._mask(area, small.shape)
+        whole = inside is None or not inside.any()  # an area thinner than the copy's pixels
+        motion = float(changed.mean() if whole else changed[inside].mean())
         if motion > self._moved_share:
             self._still_since = None
             self._armed = True

@@ -97,3 +97,25 @@ def test_vision_read_leaves_out_the_dice_beyond_the_area_it_is_given(
     assert [d["problem"] for d in dice] == ["", HALF_OUT]
     assert main([*read, "--tray-area", "0,0;1,1"]) == 2
     assert "--tray-area: a tray area has 3 to 64 corners" in capsys.readouterr().err
+
+
+def test_what_moves_beside_the_tray_does_not_hold_a_settled_throw_back() -> None:
+    """A still tray in the left half, and a hand (a bright patch) moving about in the right
+    half every frame: with the area marked the throw settles after 0.3 s; without it,
+    never."""
+    from vision.frames import Frame
+    from vision.settle import SettleDetector
+
+    tray = render_throw(ThrowSpec(dice=("d6",) * 2), np.random.default_rng(9)).image
+    area = TrayArea.parse([[0, 0], [0.45, 0], [0.45, 1], [0, 1]])
+    states: dict[str, list[bool]] = {"area": [], "whole": []}
+    detectors = {"area": SettleDetector(0.3), "whole": SettleDetector(0.3)}
+    for k in range(12):
+        image = tray.copy()
+        x = 400 + 20 * (k % 5)
+        cv2.rectangle(image, (x, 100 + 30 * (k % 3)), (x + 120, 260), (230, 220, 210), -1)
+        frame = Frame(image, 0.1 * k)
+        states["area"].append(detectors["area"].feed(frame, area).settled)
+        states["whole"].append(detectors["whole"].feed(frame).settled)
+    assert states["area"].count(True) == 1 and states["area"].index(True) <= 5
+    assert not any(states["whole"])
