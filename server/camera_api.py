@@ -216,7 +216,11 @@ def camera_routes(
         store = _trays()
         frame, reader = _settled(body.source)
         try:
-            taken = store.take(frame, reader)
+            area = areas.current() if areas is not None else None
+        except TrayAreaError:
+            area = None  # spoilt on disk: the whole picture, as the camera reads it
+        try:
+            taken = store.take(frame, reader, area)
         except EmptyTrayError as err:
             raise HTTPException(status_code=422, detail=str(err)) from None
         table.source_event(body.source, "empty-tray", {"detail": "empty-tray picture taken"})

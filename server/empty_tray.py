@@ -22,6 +22,7 @@ import numpy as np
 
 from vision.pixels import FrameError, as_bgr8, read_image
 from vision.reader import DiceReader
+from vision.tray_area import OUTSIDE, TrayArea, share_inside
 
 FILE = "empty-tray.png"
 
@@ -82,14 +83,18 @@ class EmptyTrayStore:
                         "size": [picture.shape[1], picture.shape[0]]}  # fmt: skip
             return {"in_use": "none", "file": None, "taken_at": None, "size": None}
 
-    def take(self, frame: Any, reader: DiceReader) -> dict[str, Any]:
+    def take(self, frame: Any, reader: DiceReader, area: TrayArea | None = None) -> dict[str, Any]:
         """Keep ``frame`` (a settled camera frame) as the empty tray.  Refused while the
-        finder sees a die on it: a die in the picture would hide every die thrown there."""
+        finder sees a die on it: a die in the picture would hide every die thrown there.
+        ``area``: the tray's area; dice beyond it (on the table round it) do not count."""
         try:
             image = as_bgr8(frame, "the camera's last frame")
         except FrameError as err:
             raise EmptyTrayError(str(err)) from None
         found = reader.finder.find(image)  # the network alone: no old picture to compare with
+        if area is not None:
+            mask = area.mask(image.shape[1], image.shape[0])
+            found = [f for f in found if share_inside(f.box, mask) >= OUTSIDE]
         if found:
             many = "a die" if len(found) == 1 else f"{len(found)} dice"
             raise EmptyTrayError(f"clear the tray first: the camera sees {many} on it")

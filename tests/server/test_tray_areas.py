@@ -75,3 +75,34 @@ def test_the_settings_area_is_used_until_one_is_marked_and_again_after(tmp_path:
     assert store.forget()["in_use"] == "settings"
     from_env = load_config(None, {"DICEBRIDGE_TRAY_AREA": "0,0; 0.5,0; 0.5,1; 0,1"})
     assert from_env.tray_area == TrayArea.parse(LEFT)
+
+
+def test_the_empty_tray_is_taken_with_dice_lying_beyond_the_tray_area(tmp_path: Path) -> None:
+    """Three dice lie beside a narrow tray (its area x 0–0.06 of the picture): the tray is
+    clear, so its picture is taken; with no area marked the dice are on "the tray"."""
+    import numpy as np
+
+    from server.camera import CameraSource
+    from server.empty_tray import EmptyTrayStore
+    from vision.frames import Replay
+    from vision.reader import DiceReader
+    from vision.render import ThrowSpec, render_throw
+
+    admin = AdminPin(tmp_path)
+    admin.set("2468")
+    throw = render_throw(ThrowSpec(dice=("d6",) * 3, touching=0.0), np.random.default_rng([77, 3]))
+    areas = TrayAreaStore(tmp_path)
+    trays = EmptyTrayStore(tmp_path)
+    with Ledger(tmp_path) as ledger:
+        table = Table(ledger)
+        camera = CameraSource("camera", Replay([]), DiceReader(), table, trays=trays, areas=areas)
+        camera.read_throw(throw.image)
+        app = create_app(table, admin, trays=trays, camera=camera, areas=areas)
+        with TestClient(app) as client:
+            busy = client.post("/api/empty-tray", json={}, headers=PIN)
+            assert busy.status_code == 422 and "sees 3 dice" in busy.json()["detail"]
+            narrow = [[0, 0], [0.06, 0], [0.06, 1], [0, 1]]
+            assert client.put("/api/tray-area", json={"points": narrow}, headers=PIN).is_success
+            taken = client.post("/api/empty-tray", json={}, headers=PIN)
+            assert taken.status_code == 201, taken.text
+    assert trays.describe()["in_use"] == "taken"
