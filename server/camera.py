@@ -36,13 +36,14 @@ from vision.frames import CameraError, Frame, FrameSource
 from vision.pixels import FrameError, as_bgr8
 from vision.reader import LOOKS_AGAIN, NUMBERED_KIND, PIP_KINDS, DiceReader
 from vision.readings import DieReading, ThrowReading, encode_crop
-from vision.settle import SettleDetector, unmoved_dice
+from vision.settle import SettleDetector, picture_shift, unmoved_dice
 from vision.tray_area import TrayArea, TrayAreaError, drawn, within
 
 PIP_DICE = PIP_KINDS  # the dice the face network reads; numbered dice need a taught set
 UNSTEADY_SECONDS = 30.0  # motion with no still frame for this long: said once, as a notice
 LEANS_KEPT = 12  # numbered dice per die type whose lean the camera keeps (see read_throw)
 BLURS_KEPT = 5  # throws whose dice's edge blur the camera keeps: a focus notice needs all 5
+AREA_SHIFT = 0.01  # of the picture's width: a camera moved this far moves the tray's area
 FELT_KEPT = 3  # throws in a row with dice as dark as their dark felt: a notice to change it
 
 
@@ -79,6 +80,7 @@ class CameraSource:
         self._trays = trays
         self._areas = areas
         self._area_unread = ""  # why the marked tray area is not used (announced once)
+        self._area_moved_told = 0  # the marking (its picture's mtime) a camera's move was told of
         self._tray_unfit = ""  # why the empty-tray picture is not used (announced once)
         self._light_told: np.ndarray | None = None  # the picture whose light was found stale
         self._stop = threading.Event()
@@ -305,7 +307,7 @@ class CameraSource:
         result = self._reader.read(image, die, tray, earlier, list(leans), also=self._also(die))
         if die == "any":  # a numbered die no taught set reads: the person types its face
             result = self._as_untaught(result)
-        area = self._area()
+        area = self._followed(self._area(), image)
         result = within(result, area, image.shape[1], image.shape[0])  # the tray's dice only
         result, unmoved = _moved_only(before, image, result)
         if die == "any":
@@ -356,6 +358,29 @@ class CameraSource:
             self._table.source_event(self.name, "notice", {"detail": unread})
         self._area_unread = unread
         return area
+
+    def _followed(self, area: TrayArea | None, image: np.ndarray) -> TrayArea | None:
+        """The tray's area where the tray lies in ``image``: a camera knocked since the area
+        was marked shifts the whole picture (measured against the frame it was marked on),
+        and the area is moved with it, said once for each marking."""
+        store = self._areas
+        marked_on = store.picture() if store is not None and area is not None else None
+        if store is None or area is None or marked_on is None or marked_on.shape != image.shape:
+            return area
+        h, w = image.shape[:2]
+        dx, dy = picture_shift(marked_on, image)
+        if math.hypot(dx, dy) < AREA_SHIFT * w:
+            return area
+        with contextlib.suppress(FileNotFoundError):  # forgotten meanwhile: told next time
+            marking = store.picture_path.stat().st_mtime_ns
+            if marking != self._area_moved_told:
+                self._area_moved_told = marking
+                said = (f"the camera has moved about {math.hypot(dx, dy):.0f} px since the "
+                        "tray's area was marked: the area is moved with it; if dice are left "
+                        "out or asked as half out of the tray wrongly, mark it again on the "
+                        "Devices page")  # fmt: skip
+                self._table.source_event(self.name, "notice", {"detail": said})
+        return area.moved(dx, dy, w, h)
 
     def _empty_tray(self, image: np.ndarray) -> np.ndarray | None:
         """The empty-tray picture, when there is one and it fits the camera's frames

@@ -245,8 +245,10 @@ def camera_routes(
     @router.put("/api/tray-area", dependencies=admin_only)
     def mark_tray_area(body: MarkTrayArea) -> dict[str, Any]:
         """Mark the tray's area (admin): its corners in order, shares of the picture."""
+        store = _areas()
+        frame = table.last_frame(camera.name) if camera is not None else None
         try:
-            marked = _areas().mark(body.points)
+            marked = store.mark(body.points, frame)  # the picture it was marked on, kept
         except TrayAreaError as err:
             raise HTTPException(status_code=422, detail=str(err)) from None
         if camera is not None:

@@ -4,8 +4,10 @@ Marked on the page (admin only) it is kept in `DATA_DIR/tray-area.json` and used
 from then on, across restarts, in place of the settings' `tray_area`; "use the
 whole picture" deletes that file and goes back to the settings' area, or to none
 (the whole picture is the tray).  Dice outside the area are no part of a throw
-(vision/tray_area.py).  The camera source and the API get this store as an
-argument.
+(vision/tray_area.py).  The camera's last settled frame when the area is marked
+is kept beside it (`tray-area.png`): a camera knocked since moves the tray in
+its picture, and the camera source moves the area with it (and says so once).
+The camera source and the API get this store as an argument.
 """
 
 from __future__ import annotations
@@ -15,9 +17,14 @@ import threading
 from pathlib import Path
 from typing import Any
 
+import cv2
+import numpy as np
+
+from vision.pixels import FrameError, as_bgr8
 from vision.tray_area import TrayArea, TrayAreaError
 
 FILE = "tray-area.json"
+PICTURE = "tray-area.png"  # the picture the area was marked on, where there was one
 
 
 class TrayAreaStore:
@@ -26,6 +33,8 @@ class TrayAreaStore:
         self.configured = configured
         self._lock = threading.Lock()
         self._marked: tuple[int, TrayArea] | None = None  # (mtime in ns, area) of self.path
+        self.picture_path = Path(data_dir) / PICTURE
+        self._picture: tuple[int, np.ndarray | None] | None = None  # (mtime in ns, picture)
 
     def current(self) -> TrayArea | None:
         """The area in use: the one marked on the page, else the settings' one, else None
@@ -65,11 +74,35 @@ class TrayAreaStore:
                         "share": round(self.configured.share(), 3)}  # fmt: skip
             return {"in_use": "whole", "points": None}
 
-    def mark(self, points: Any) -> dict[str, Any]:
-        """Keep ``points`` ([[x, y], ...], shares of the picture) as the tray's area;
+    def picture(self) -> np.ndarray | None:
+        """The camera's frame the marked area was marked on (None: none was kept, or it
+        cannot be read: then the area is not moved with the camera)."""
+        with self._lock:
+            try:
+                mtime = self.picture_path.stat().st_mtime_ns
+            except FileNotFoundError:
+                self._picture = None
+                return None
+            if self._picture is None or self._picture[0] != mtime:
+                self._picture = (mtime, cv2.imread(str(self.picture_path), cv2.IMREAD_COLOR))
+            return self._picture[1]
+
+    def mark(self, points: Any, frame: Any = None) -> dict[str, Any]:
+        """Keep ``points`` ([[x, y], ...], shares of the picture) as the tray's area, and
+        ``frame`` (the camera's picture it was marked on, where there is one) beside it;
         TrayAreaError (nothing changed) where they make none."""
         area = TrayArea.parse(points)
         self.path.parent.mkdir(parents=True, exist_ok=True)
+        self.picture_path.unlink(missing_ok=True)  # an older area's picture is none of this
+        if frame is not None:
+            try:
+                ok, data = cv2.imencode(".png", as_bgr8(frame, "the camera's last frame"))
+            except FrameError:
+                ok = False
+            if ok:
+                tmp = self.picture_path.with_suffix(".tmp.png")
+                tmp.write_bytes(bytes(data))
+                tmp.replace(self.picture_path)
         tmp = self.path.with_suffix(".tmp")
         tmp.write_text(json.dumps({"points": area.to_list()}) + "\n", encoding="utf-8")
         tmp.replace(self.path)  # whole or not at all
@@ -79,5 +112,6 @@ class TrayAreaStore:
         """Stop using the area marked on the page (the settings' one, if any, takes over)."""
         with self._lock:
             self.path.unlink(missing_ok=True)
+            self.picture_path.unlink(missing_ok=True)
             self._marked = None
         return self.describe()

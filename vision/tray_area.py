@@ -85,6 +85,14 @@ class TrayArea:
         cv2.fillPoly(mask, [self.corners(w, h)], 255)
         return mask
 
+    def moved(self, dx: float, dy: float, w: int, h: int) -> TrayArea:
+        """The area ``dx``, ``dy`` pixels along on a ``w`` × ``h`` picture (a camera knocked
+        since it was marked moves the tray the other way in its picture), kept within it."""
+        return TrayArea(tuple(
+            (min(1.0, max(0.0, x + dx / (w - 1))), min(1.0, max(0.0, y + dy / (h - 1))))
+            for x, y in self.points
+        ))  # fmt: skip
+
     def to_list(self) -> list[list[float]]:
         return [[round(x, 4), round(y, 4)] for x, y in self.points]
 

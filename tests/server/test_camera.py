@@ -743,3 +743,30 @@ def test_a_tray_area_spoilt_on_disk_is_said_once_and_the_whole_picture_read(
         and "mark the area again" in (areas.describe()["problem"])
     )
     ledger.close()
+
+
+def test_the_tray_area_moves_with_a_camera_knocked_since_it_was_marked(tmp_path: Path) -> None:
+    """The area marked on the settled frame (its edge through the middle of three dice);
+    the camera knocked 40 px to the left (the tray moves right in its picture): the area
+    moves with it, so the same die is asked and the same one left out, said once."""
+    from server.tray_areas import TrayAreaStore
+
+    throw = render_throw(ThrowSpec(dice=("d6",) * 3, touching=0.0), np.random.default_rng([77, 3]))
+    ledger, table, events = _watched_table(tmp_path)
+    areas = TrayAreaStore(tmp_path)
+    areas.mark([[0, 0], [342 / 639, 0], [342 / 639, 1], [0, 1]], throw.image)
+    camera = CameraSource("camera", Replay([]), DiceReader(), table, areas=areas)
+    h, w = throw.image.shape[:2]
+    knocked = cv2.warpAffine(throw.image, np.float32([[1, 0, 40], [0, 1, 0]]), (w, h),
+                             borderMode=cv2.BORDER_REPLICATE)  # fmt: skip
+    for _ in range(2):
+        result = camera.read_throw(knocked)
+        problems = [d.problem for d in sorted(result.dice, key=lambda d: d.box[0])]
+        assert problems == ["", "half out of the tray"]
+    said = [e["detail"] for e in events if e.get("event") == "notice"]
+    assert len(said) == 1 and said[0].startswith("the camera has moved about 40 px since")
+    areas.mark([[0, 0], [342 / 639, 0], [342 / 639, 1], [0, 1]])  # marked anew, no picture
+    assert not areas.picture_path.exists()
+    problems = [d.problem for d in sorted(camera.read_throw(knocked).dice, key=lambda d: d.box[0])]
+    assert problems == [""]  # the area stays where it was marked: the middle die is beyond it
+    ledger.close()

@@ -40,6 +40,7 @@ def test_the_area_is_marked_only_with_the_pin_and_kept_across_restarts(tmp_path:
             whole = client.delete("/api/tray-area", headers=PIN)
             assert whole.status_code == 200 and whole.json()["in_use"] == "whole"
         assert not (tmp_path / "tray-area.json").exists() and store.current() is None
+        assert store.picture() is None  # no camera here: no picture kept to follow it by
 
 
 def test_corners_that_make_no_tray_are_refused_and_the_area_in_use_kept(tmp_path: Path) -> None:
@@ -80,6 +81,7 @@ def test_the_settings_area_is_used_until_one_is_marked_and_again_after(tmp_path:
 def test_the_empty_tray_is_taken_with_dice_lying_beyond_the_tray_area(tmp_path: Path) -> None:
     """Three dice lie beside a narrow tray (its area x 0–0.06 of the picture): the tray is
     clear, so its picture is taken; with no area marked the dice are on "the tray"."""
+    import cv2
     import numpy as np
 
     from server.camera import CameraSource
@@ -103,6 +105,8 @@ def test_the_empty_tray_is_taken_with_dice_lying_beyond_the_tray_area(tmp_path: 
             assert busy.status_code == 422 and "sees 3 dice" in busy.json()["detail"]
             narrow = [[0, 0], [0.06, 0], [0.06, 1], [0, 1]]
             assert client.put("/api/tray-area", json={"points": narrow}, headers=PIN).is_success
+            kept = cv2.imread(str(areas.picture_path))  # the settled frame it was marked on
+            assert kept is not None and np.array_equal(kept, throw.image)
             taken = client.post("/api/empty-tray", json={}, headers=PIN)
             assert taken.status_code == 201, taken.text
     assert trays.describe()["in_use"] == "taken"
