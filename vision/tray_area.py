@@ -138,5 +138,6 @@ def drawn(image: np.ndarray, area: TrayArea | None) -> np.ndarray:
         return image
     shown = image.copy()
     h, w = shown.shape[:2]
-    cv2.polylines(shown, [area.corners(w, h)], True, (255, 200, 0), 2, cv2.LINE_AA)
+    thick = max(2, round(max(w, h) / 320))  # 2 px at 640, seen on a large frame shrunk too
+    cv2.polylines(shown, [area.corners(w, h)], True, (255, 200, 0), thick, cv2.LINE_AA)
     return shown
