@@ -713,11 +713,12 @@ def test_dice_outside_the_tray_area_are_no_part_of_the_throw(tmp_path: Path) -> 
     fed = [e.body for e in ledger.entries(kind="throw")]
     assert [d["face"] for d in fed[0]["dice"]] == [left.value]  # the left die alone
     assert fed[0]["check"] == check["id"] and len(fed) == 1  # the one asked: thrown after
-    asked = [e for e in events if e["type"] == "uncertain"]
-    assert len(asked) == 1 and "fully into the tray" in asked[0]["advice"]
+    told = [e for e in events if e["type"] == "uncertain"]
+    assert len(told) == 1 and "fully into the tray" in told[0]["advice"]
     preview = table.preview("camera")
     assert preview is not None
     shown = cv2.imdecode(np.frombuffer(preview, np.uint8), cv2.IMREAD_COLOR)
+    assert shown is not None
     edge = shown[:, 338:346]  # the area's outline, drawn (255, 200, 0) down x 342
     assert ((edge[:, :, 0] > 200) & (edge[:, :, 2] < 80)).sum() > 300
     ledger.close()
@@ -757,8 +758,8 @@ def test_the_tray_area_moves_with_a_camera_knocked_since_it_was_marked(tmp_path:
     areas.mark([[0, 0], [342 / 639, 0], [342 / 639, 1], [0, 1]], throw.image)
     camera = CameraSource("camera", Replay([]), DiceReader(), table, areas=areas)
     h, w = throw.image.shape[:2]
-    knocked = cv2.warpAffine(throw.image, np.float32([[1, 0, 40], [0, 1, 0]]), (w, h),
-                             borderMode=cv2.BORDER_REPLICATE)  # fmt: skip
+    along = np.array([[1, 0, 40], [0, 1, 0]], np.float32)
+    knocked = cv2.warpAffine(throw.image, along, (w, h), borderMode=cv2.BORDER_REPLICATE)
     for _ in range(2):
         result = camera.read_throw(knocked)
         problems = [d.problem for d in sorted(result.dice, key=lambda d: d.box[0])]
