@@ -50,6 +50,12 @@ ROOMY = 1.2  # a crop cut wider than this many times its box has room around the
 MIN_SCORE = 0.5  # below: not this die set's face at all
 ENLARGE = 1.6  # a box whose die did not fit its square is tried again this much larger
 FOREIGN = 0.8  # a body this far in colour from every taught face's is another die
+UNTOLD_GAP = 0.3  # a die read from the finder's box alone (no outline told from the tray) is
+# the tray's colour, so the tray under its box must be the set's colour to this much: where
+# the set stands apart from the tray, such a find is a speck (docs/vision.md, "Specks read
+# as dice of the tray's colour"): rendered dice on felts of their colour 0.000-0.026
+# (median 0.003; two boxes at the frame's edge, each across two dice, 0.69 and 0.72), specks
+# on burks' black tower floor under its pink, red and white dice 0.49-0.79
 CHECK_FROM = 0.6  # answers at least this sure are checked on a closer cut ...
 CHECK_TO = 1.0  # ... unless this sure (the next face misses 2.4 times as much or more)
 CLOSER = 0.9  # ... of this share of the square
@@ -454,7 +460,8 @@ class DieSet:
             return FaceMatch(bank.values[0], 0.0, 0.0, 0.0, seen=False)
         outline = body.outline()
         colour = body_colour(region, body)
-        if colour_gap(colour, self._colours) > FOREIGN:  # someone else's die, or no die
+        gap = colour_gap(colour, self._colours)
+        if gap > FOREIGN or (body.untold and gap > UNTOLD_GAP):  # someone else's die, or none
             seen = not body.carved
             return FaceMatch(bank.values[0], 0.0, 0.0, 0.0, seen, outline, foreign=seen)
         misshapen = _off_shape(body, self._shapes)

@@ -258,3 +258,21 @@ def test_specks_read_sure_among_dice_asked_are_speck_sized() -> None:
     # one die and one speck: the die gives the size, asked or sure
     assert speck_sized([dice[0], dice[2]], PIP_KINDS) == [False, True]
     assert speck_sized([replace(dice[0], uncertain=False), dice[2]], PIP_KINDS) == [False, True]
+
+
+def test_a_speck_on_a_tray_apart_from_the_set_is_no_die_of_the_tray_s_colour() -> None:
+    """White d5s thrown among 12 bits of debris on the renderer's trays (grey, green felt,
+    wood): a speck the finder boxes has no outline of its own, so it was read as a die of
+    the tray's colour and asked ("the tray's colour"); a die read from its box must be the
+    tray's colour, and these trays are not white (teach.UNTOLD_GAP), so it is no die."""
+    import dataclasses
+
+    reader = DiceReader()
+    reader.diesets = {"d5": taught_from_renders("d5", 0, design=0)}
+    look = dataclasses.replace(PALETTE[0], design=0)
+    for k in (0, 3, 5):  # measured: 2, 5 and 2 such asks before (specks read as dice)
+        spec = ThrowSpec(dice=("d5",) * 4, looks=(look,), debris=12)
+        throw = render_throw(spec, np.random.default_rng([2100, k]))
+        result = reader.read(throw.image, "d5")
+        assert sorted(d.value for d in result.certain) == sorted(d.value for d in throw.dice)
+        assert result.uncertain == (), [(d.problem, d.box) for d in result.uncertain]

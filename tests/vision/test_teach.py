@@ -77,10 +77,14 @@ def test_burks_dice_are_taught_from_their_photos_and_read_back(
         alone = [d.value for d in bare.certain]
         assert alone == [item.values[0]], (item.path.name, alone)
         asked["whole"] += len(bare.uncertain)
+        asked["tray's colour"] += sum(d.problem == "the tray's colour" for d in bare.uncertain)
         asked["area"] += len(within(bare, BURKS_TRAY, w, h).uncertain)
-    # measured: 74 uncertain readings off the dice (the tower's walls and parts, the table
-    # beside it, specks), 19 inside the area (specks on the felt, the tray's front edge)
+    # measured: 31 uncertain readings off the dice (the tower's walls and parts, the table
+    # beside it), 2 inside the area (the tray's front edge, a part of the tower); before
+    # teach.UNTOLD_GAP, 74 and 19, with 39 specks on the black floor asked as pink, red or
+    # white dice of the tray's colour
     assert asked["area"] <= 0.3 * asked["whole"], asked
+    assert asked["tray's colour"] == 0, asked
     missed = [r for r in read if r[1] not in r[2]]
     strays = sum(len(r[2]) - 1 for r in read if r[1] in r[2])
     assert len(read) == 36 and missed == []
