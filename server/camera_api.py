@@ -7,6 +7,7 @@ arguments (None where this service has none: those endpoints answer 404).
 
 from __future__ import annotations
 
+import contextlib
 from typing import Any
 
 from fastapi import APIRouter, HTTPException, Path, Query, Response
@@ -21,9 +22,10 @@ from server.ledger import LedgerError
 from server.table import Table
 from server.tray_areas import TrayAreaStore
 from server.unsure import AlreadyConfirmed, UnknownReading, confirm_unsure, unsure_readings
+from vision.pixels import FrameError, as_bgr8
 from vision.reader import DiceReader
 from vision.teach import DieSetError
-from vision.tray_area import TrayAreaError
+from vision.tray_area import TrayAreaError, suggest
 
 
 class TeachFace(BaseModel):
@@ -241,6 +243,37 @@ def camera_routes(
         """The tray's area in the camera's picture: marked here, the settings' or the whole
         picture; dice outside it are no part of a throw."""
         return _areas().describe()
+
+    @router.get("/api/tray-area/suggested")
+    def suggested_tray_area() -> dict[str, Any]:
+        """The tray's area as found in the empty-tray picture in use, else in the camera's
+        last settled frame: corners for the owner to check and save (nothing is saved)."""
+        _areas()
+        picture, source = None, ""
+        if trays is not None:
+            with contextlib.suppress(EmptyTrayError):  # spoilt on disk: the frame instead
+                picture, source = trays.current(), "the empty-tray picture"
+        if picture is None and camera is not None:
+            picture, source = table.last_frame(camera.name), "the camera's last settled throw"
+        if picture is None:
+            said = (
+                "no picture of the tray yet: wait for the camera to settle once, or take "
+                "the empty-tray picture"
+            )
+            raise HTTPException(status_code=409, detail=said)
+        try:
+            found = suggest(as_bgr8(picture, source))
+        except FrameError as err:
+            raise HTTPException(status_code=422, detail=str(err)) from None
+        if found is None:
+            said = (
+                f"no tray stands apart in {source}: the tray fills the picture (no area "
+                "is needed), or its colour is the table's; click its corners instead"
+            )
+            return {"points": None, "from": source, "detail": said}
+        said = f"found in {source}: check its corners on the picture, then save"
+        return {"points": found.to_list(), "share": round(found.share(), 3), "from": source,
+                "detail": said}  # fmt: skip
 
     @router.put("/api/tray-area", dependencies=admin_only)
     def mark_tray_area(body: MarkTrayArea) -> dict[str, Any]:

@@ -141,3 +141,71 @@ def drawn(image: np.ndarray, area: TrayArea | None) -> np.ndarray:
     thick = max(2, round(max(w, h) / 320))  # 2 px at 640, seen on a large frame shrunk too
     cv2.polylines(shown, [area.corners(w, h)], True, (255, 200, 0), thick, cv2.LINE_AA)
     return shown
+
+
+SUGGEST_WIDTH = 256  # the picture is looked at this wide to find the tray
+SUGGEST_MIDDLE = 0.2  # the tray's colour: the median of this share of the picture's middle
+SUGGEST_GAP = 18.0  # Lab units: a pixel this far from the tray's colour is no tray ...
+SUGGEST_SPREAD = 4.0  # ... or this many times the middle's own spread (its median: a die
+# lying in the middle is a minority of it; a grained felt or wood spreads more)
+SUGGEST_STEP = 2.5  # Lab units between neighbours at that width: still the tray, shaded
+SUGGEST_WHOLE = 0.95  # a tray covering this share of the picture or more is the whole of it
+SUGGEST_SMALL = 0.08  # one covering less is a patch of colour, not the tray
+
+
+def suggest(image: np.ndarray) -> TrayArea | None:
+    """The tray's area as the picture shows it, for the owner to check and save: the region
+    of the middle's colour (the camera looks at the tray's middle) that holds the middle,
+    its dice, numerals and specks filled in, as a convex outline of at most 16 corners.
+    None where the tray fills the picture (no area is needed) or none stands apart."""
+    h, w = image.shape[:2]
+    size = (SUGGEST_WIDTH, max(8, round(h * SUGGEST_WIDTH / w)))
+    small = cv2.resize(image, size, interpolation=cv2.INTER_AREA)
+    lab = cv2.cvtColor(cv2.GaussianBlur(small, (0, 0), 1.5), cv2.COLOR_BGR2LAB).astype(np.float32)
+    sw, sh = size
+    mx, my = round(sw * SUGGEST_MIDDLE / 2), round(sh * SUGGEST_MIDDLE / 2)
+    y0, x0 = sh // 2 - my, sw // 2 - mx
+    inner = (slice(y0, sh // 2 + my + 1), slice(x0, sw // 2 + mx + 1))  # the picture's middle
+    middle = lab[inner].reshape(-1, 3)
+    colour = np.median(middle, axis=0)
+    near = np.linalg.norm(middle - colour, axis=1)
+    limit = max(SUGGEST_GAP, SUGGEST_SPREAD * float(np.median(near)))
+    tray = (np.linalg.norm(lab - colour, axis=2) <= limit).astype(np.uint8) * 255
+    # and what shades off from it by small steps (a lamp's pool, the lens's darker corners),
+    # grown from the middle: a tray's wall or the table is a step, not a slope
+    grown = np.zeros((sh + 2, sw + 2), np.uint8)
+    step = (SUGGEST_STEP,) * 3
+    flags = 4 | cv2.FLOODFILL_MASK_ONLY | (255 << 8)
+    for y, x in np.argwhere(tray[inner][::4, ::4]) * 4 + (y0, x0):  # seeds: every 4th pixel
+        if not grown[y + 1, x + 1]:
+            cv2.floodFill(lab, grown, (int(x), int(y)), 0, step, step, flags)
+    tray = np.maximum(tray, grown[1:-1, 1:-1])
+    reach = max(3, sw // 24) | 1  # dice and numerals on the tray are filled in, not holes
+    tray = cv2.morphologyEx(tray, cv2.MORPH_CLOSE, np.ones((reach, reach), np.uint8))
+    # ... and thin strips of its colour beyond it (a gap under a wall, a shadow) cut off
+    tray = cv2.morphologyEx(tray, cv2.MORPH_OPEN, np.ones((reach, reach), np.uint8))
+    count, labels = cv2.connectedComponents(tray)
+    # the region of the middle's colour that most of the middle lies in (a die lying just in
+    # the middle is no hole in it: the outline round the region takes it in)
+    votes = np.bincount(labels[inner].ravel(), minlength=count)
+    votes[0] = 0
+    if count < 2 or not votes.any():
+        return None
+    held = int(votes.argmax())
+    contours, _ = cv2.findContours(
+        (labels == held).astype(np.uint8), cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_SIMPLE
+    )
+    hull = cv2.convexHull(max(contours, key=cv2.contourArea))
+    share = cv2.contourArea(hull) / float((sw - 1) * (sh - 1))
+    if not SUGGEST_SMALL <= share < SUGGEST_WHOLE:
+        return None
+    epsilon = 0.01 * cv2.arcLength(hull, True)
+    corners = cv2.approxPolyDP(hull, epsilon, True)
+    while len(corners) > 16:
+        epsilon *= 1.5
+        corners = cv2.approxPolyDP(hull, epsilon, True)
+    points = [[float(x) / (sw - 1), float(y) / (sh - 1)] for x, y in corners.reshape(-1, 2)]
+    try:
+        return TrayArea.parse([[min(1.0, x), min(1.0, y)] for x, y in points])
+    except TrayAreaError:
+        return None

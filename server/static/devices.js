@@ -255,13 +255,29 @@ async function trayArea(method) {
     error.textContent = area.problem || "";  // a marked area spoilt on disk: not used, and why
   } catch (e) { error.textContent = e.message; }
 }
+async function showAreaPicture() {
+  await showFrame(document.getElementById("area-picture"), await cameraFrame());
+  document.getElementById("area-frame").hidden = false;
+}
 document.getElementById("area-fresh").addEventListener("click", async () => {
   const error = document.getElementById("area-error");
   try {
-    await showFrame(document.getElementById("area-picture"), await cameraFrame());
-    document.getElementById("area-frame").hidden = false;
+    await showAreaPicture();
     error.textContent = "";
   } catch (e) { error.textContent = e.message; }
+});
+document.getElementById("suggest-area").addEventListener("click", async () => {
+  const error = document.getElementById("area-error");
+  const note = document.getElementById("area-note");
+  try {
+    const found = await api("/api/tray-area/suggested");
+    note.textContent = found.detail;
+    error.textContent = "";
+    if (!found.points) return;
+    areaField.value = cornersText(found.points);
+    drawCorners();
+    await showAreaPicture().catch(() => {});  // the corners are in the field either way
+  } catch (e) { note.textContent = ""; error.textContent = e.message; }
 });
 document.getElementById("area-picture").addEventListener("load", drawCorners);
 document.getElementById("area-picture").addEventListener("click", (ev) => {

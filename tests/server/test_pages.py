@@ -1040,3 +1040,61 @@ def test_a_tray_area_clicked_on_the_camera_picture_is_saved_refused_and_forgotte
                 assert store.current() is None
             finally:
                 camera.stop()
+
+
+def test_the_tray_found_in_the_last_throw_is_offered_to_check_and_save(
+    browser: object, tmp_path: Path
+) -> None:
+    """The camera looks at a tray on a wooden table: "Find the tray in the picture" fills
+    in the corners found in the last settled throw, drawn on the picture, saved only when
+    the owner saves them."""
+    from playwright.sync_api import Browser, expect
+
+    from server.admin import AdminPin
+    from server.app import create_app
+    from server.camera import CameraSource
+    from server.ledger import Ledger
+    from server.table import Table
+    from server.tray_areas import TrayAreaStore
+    from tests.vision.test_tray_area import _tray_on_a_table
+    from vision.frames import Replay
+    from vision.reader import DiceReader
+
+    assert isinstance(browser, Browser)
+    AdminPin(tmp_path).set(PIN)
+    store = TrayAreaStore(tmp_path)
+    view, (x0, y0, x1, y1) = _tray_on_a_table(7)
+    with Ledger(tmp_path) as ledger:
+        table = Table(ledger)
+        camera = CameraSource("camera", Replay([view], interval=0.1, hold=True), DiceReader(),
+                              table, areas=store)  # fmt: skip
+        app = create_app(table, AdminPin(tmp_path), camera=camera, areas=store)
+        with _in_process(app) as url:
+            page = browser.new_page()
+            page.goto(f"{url}/devices")
+            page.click("text=Find the tray in the picture")
+            expect(page.locator("#area-error")).to_contain_text("no picture of the tray yet")
+            camera.start()
+            try:
+                deadline = time.monotonic() + 15
+                while table.last_frame("camera") is None:  # settled once
+                    assert time.monotonic() < deadline, "the camera never settled"
+                    time.sleep(0.05)
+                page.click("text=Find the tray in the picture")
+                expect(page.locator("#area-note")).to_contain_text(
+                    "found in the camera's last settled throw: check its corners"
+                )
+                expect(page.locator("#area-error")).to_be_empty()
+                expect(page.locator("#area-picture")).to_be_visible()
+                assert page.locator("#area-marks ellipse").count() >= 4
+                assert store.current() is None  # offered, not saved
+                page.fill("#pin", PIN)
+                page.click("text=Save the tray area")
+                expect(page.locator("#area-state")).to_contain_text("In use: marked here")
+                marked = store.current()
+                assert marked is not None
+                xs, ys = [x for x, _ in marked.points], [y for _, y in marked.points]
+                assert abs(min(xs) - x0) < 0.02 and abs(max(xs) - x1) < 0.02
+                assert abs(min(ys) - y0) < 0.02 and abs(max(ys) - y1) < 0.02
+            finally:
+                camera.stop()

@@ -110,3 +110,41 @@ def test_the_empty_tray_is_taken_with_dice_lying_beyond_the_tray_area(tmp_path: 
             taken = client.post("/api/empty-tray", json={}, headers=PIN)
             assert taken.status_code == 201, taken.text
     assert trays.describe()["in_use"] == "taken"
+
+
+def test_the_tray_is_found_in_the_empty_tray_picture_else_the_last_throw(tmp_path: Path) -> None:
+    import cv2
+    import numpy as np
+
+    from server.camera import CameraSource
+    from server.empty_tray import EmptyTrayStore
+    from tests.vision.test_tray_area import _tray_on_a_table
+    from vision.frames import Replay
+    from vision.reader import DiceReader
+    from vision.render import ThrowSpec, render_throw
+
+    table_view, (x0, y0, x1, y1) = _tray_on_a_table(5)
+    photo = tmp_path / "tray.png"
+    cv2.imwrite(str(photo), table_view)
+    with Ledger(tmp_path) as ledger:
+        table = Table(ledger)
+        areas = TrayAreaStore(tmp_path)
+        with TestClient(create_app(table, areas=areas)) as client:
+            early = client.get("/api/tray-area/suggested")
+            assert early.status_code == 409 and "no picture of the tray yet" in early.text
+        trays = EmptyTrayStore(tmp_path, photo)  # the settings' empty-tray photo
+        with TestClient(create_app(table, trays=trays, areas=areas)) as client:
+            found = client.get("/api/tray-area/suggested").json()
+            assert found["from"] == "the empty-tray picture" and found["points"], found
+            xs = [x for x, _ in found["points"]]
+            ys = [y for _, y in found["points"]]
+            assert abs(min(xs) - x0) < 0.02 and abs(max(xs) - x1) < 0.02, found
+            assert abs(min(ys) - y0) < 0.02 and abs(max(ys) - y1) < 0.02, found
+            assert areas.current() is None  # suggested, not saved
+        whole = render_throw(ThrowSpec(dice=("d6",) * 2), np.random.default_rng(6)).image
+        camera = CameraSource("camera", Replay([]), DiceReader(), table, areas=areas)
+        camera.read_throw(whole)  # its tray fills the picture
+        with TestClient(create_app(table, camera=camera, areas=areas)) as client:
+            none = client.get("/api/tray-area/suggested").json()
+            assert none["points"] is None and none["from"] == "the camera's last settled throw"
+            assert "no tray stands apart" in none["detail"]

@@ -12,9 +12,19 @@ import numpy as np
 import pytest
 
 from dicebridge.cli import main
+from tests.vision import needs_photos
+from vision.datasets import shared_photos
 from vision.reader import DiceReader
 from vision.render import ThrowSpec, render_throw
-from vision.tray_area import HALF_OUT, TrayArea, TrayAreaError, drawn, share_inside, within
+from vision.tray_area import (
+    HALF_OUT,
+    TrayArea,
+    TrayAreaError,
+    drawn,
+    share_inside,
+    suggest,
+    within,
+)
 
 
 @pytest.mark.parametrize(
@@ -119,3 +129,47 @@ def test_what_moves_beside_the_tray_does_not_hold_a_settled_throw_back() -> None
         states["whole"].append(detectors["whole"].feed(frame).settled)
     assert states["area"].count(True) == 1 and states["area"].index(True) <= 5
     assert not any(states["whole"])
+
+
+def _tray_on_a_table(seed: int) -> tuple[np.ndarray, tuple[float, float, float, float]]:
+    """A rendered throw (its tray fills its picture) set into a wider view of a wooden
+    table, as a camera mounted higher sees it; and where the tray lies (x0, y0, x1, y1, as
+    shares of the picture)."""
+    rng = np.random.default_rng(seed)
+    tray = cv2.resize(render_throw(ThrowSpec(dice=("d6",) * 3, tray=(40, 110, 50)), rng).image,
+                      (480, 480))  # fmt: skip
+    grain = rng.normal(0, 12, (600, 800, 1)) + np.linspace(-15, 15, 800)[None, :, None]
+    table = np.clip(np.array([60, 110, 170]) + grain, 0, 255).astype(np.uint8)  # brown wood
+    x, y = 200, 70
+    table[y : y + 480, x : x + 480] = tray
+    return table, (x / 799, y / 599, (x + 479) / 799, (y + 479) / 599)
+
+
+def test_the_tray_is_found_where_it_stands_apart_from_the_table_round_it() -> None:
+    for seed in (1, 2, 3):
+        picture, (x0, y0, x1, y1) = _tray_on_a_table(seed)
+        found = suggest(picture)
+        assert found is not None, seed
+        xs, ys = [x for x, _ in found.points], [y for _, y in found.points]
+        assert abs(min(xs) - x0) < 0.02 and abs(max(xs) - x1) < 0.02, (seed, found)
+        assert abs(min(ys) - y0) < 0.02 and abs(max(ys) - y1) < 0.02, (seed, found)
+        assert 4 <= len(found.points) <= 16
+    # a tray that fills the picture needs no area
+    whole = render_throw(ThrowSpec(dice=("d6",) * 3), np.random.default_rng(4)).image
+    assert suggest(whole) is None
+
+
+@needs_photos
+def test_the_burks_tower_floor_is_found_in_a_photo_with_a_die_on_it() -> None:
+    """The black floor of the burks tower, round its red d20 lying in the middle, among the
+    table's wood, a cable, a box and the tower's walls; its corners as marked by eye (x
+    0.177-0.795, y 0.093-0.916)."""
+    photos = shared_photos()
+    assert photos is not None
+    photo = cv2.imread(str(photos / "burks_polyhedral" / "images" / "D20_A_3.jpg"))
+    assert photo is not None
+    found = suggest(photo)
+    assert found is not None
+    xs, ys = [x for x, _ in found.points], [y for _, y in found.points]
+    assert abs(min(xs) - 0.177) < 0.02 and abs(max(xs) - 0.795) < 0.02, found
+    assert abs(min(ys) - 0.093) < 0.02 and abs(max(ys) - 0.916) < 0.03, found
