@@ -27,6 +27,7 @@ from vision.reader import DiceReader
 from vision.readings import DieReading
 from vision.settle import MOVED_SHARE, SettleDetector
 from vision.teach_sets import DieSets
+from vision.tray_area import suggest
 
 SMALL_SHARE = 0.04  # a die narrower than this share of the frame: read well only with a
 LARGE_SHARE = 0.15  # second, closer look (rendered d6s: 3.7%, 88 of 96); wider: few fit
@@ -209,6 +210,11 @@ def check_camera(
                       "two (no die's outline stands out around them): clean the tray, or take "
                       "the empty-tray picture (the Devices page; --empty-tray here), which "
                       "keeps them from being read")  # fmt: skip
+    if (tray := suggest(empty_tray if empty_tray is not None else last)) is not None:
+        advice.append(f"the camera sees more than the tray (it covers {tray.share():.0%} of "
+                      "the picture): mark the tray's area on the Devices page (\"Find the tray "
+                      "in the picture\"), so that dice off it are left out of throws, or move "
+                      "the camera closer")  # fmt: skip
     unsure = [d for d in result.dice if d.uncertain]
     alike = Counter(d.advice for d in unsure)  # four untaught d20s: one line, not four
     advice += [f"unsure: {said}" if n == 1 else f"unsure ({n} dice): {said}"

@@ -145,12 +145,16 @@ def drawn(image: np.ndarray, area: TrayArea | None) -> np.ndarray:
 
 SUGGEST_WIDTH = 256  # the picture is looked at this wide to find the tray
 SUGGEST_MIDDLE = 0.2  # the tray's colour: the median of this share of the picture's middle
-SUGGEST_GAP = 18.0  # Lab units: a pixel this far from the tray's colour is no tray ...
+SUGGEST_GAP = 12.0  # Lab units: a pixel this far from the tray's colour is no tray ...
 SUGGEST_SPREAD = 4.0  # ... or this many times the middle's own spread (its median: a die
 # lying in the middle is a minority of it; a grained felt or wood spreads more)
 SUGGEST_STEP = 2.5  # Lab units between neighbours at that width: still the tray, shaded
 SUGGEST_WHOLE = 0.95  # a tray covering this share of the picture or more is the whole of it
 SUGGEST_SMALL = 0.08  # one covering less is a patch of colour, not the tray
+SUGGEST_SOLID = 0.97  # a tray's floor seen from above is convex: a region filling less of
+# its convex outline has bites out of it (dice against a wall, a wall's shadow) or ran on
+# to the walls or the table, and is no clean outline to offer (burks' tower floor 0.98-0.99,
+# trays set in a table's view 0.994 and more; the box of byler's phone photos 0.77-0.96)
 
 
 def suggest(image: np.ndarray) -> TrayArea | None:
@@ -180,7 +184,7 @@ def suggest(image: np.ndarray) -> TrayArea | None:
         if not grown[y + 1, x + 1]:
             cv2.floodFill(lab, grown, (int(x), int(y)), 0, step, step, flags)
     tray = np.maximum(tray, grown[1:-1, 1:-1])
-    reach = max(3, sw // 24) | 1  # dice and numerals on the tray are filled in, not holes
+    reach = max(3, sw // 12) | 1  # dice and numerals on the tray are filled in, not holes
     tray = cv2.morphologyEx(tray, cv2.MORPH_CLOSE, np.ones((reach, reach), np.uint8))
     # ... and thin strips of its colour beyond it (a gap under a wall, a shadow) cut off
     tray = cv2.morphologyEx(tray, cv2.MORPH_OPEN, np.ones((reach, reach), np.uint8))
@@ -195,9 +199,11 @@ def suggest(image: np.ndarray) -> TrayArea | None:
     contours, _ = cv2.findContours(
         (labels == held).astype(np.uint8), cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_SIMPLE
     )
-    hull = cv2.convexHull(max(contours, key=cv2.contourArea))
+    region = max(contours, key=cv2.contourArea)
+    hull = cv2.convexHull(region)
     share = cv2.contourArea(hull) / float((sw - 1) * (sh - 1))
-    if not SUGGEST_SMALL <= share < SUGGEST_WHOLE:
+    solid = cv2.contourArea(region) / max(cv2.contourArea(hull), 1.0)
+    if not SUGGEST_SMALL <= share < SUGGEST_WHOLE or solid < SUGGEST_SOLID:
         return None
     epsilon = 0.01 * cv2.arcLength(hull, True)
     corners = cv2.approxPolyDP(hull, epsilon, True)

@@ -4,6 +4,7 @@ throws standing in for a camera: dimmed, shrunk, flickering, slow)."""
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 
 import cv2
@@ -242,3 +243,17 @@ def test_dark_dice_on_a_dark_felt_are_named(reader: DiceReader) -> None:
     said = check_camera(_frames([image]), numbered, "d20").advice
     felt = [a for a in said if "as dark as the felt" in a]
     assert len(felt) == 1 and "little but their numerals" in felt[0], said
+
+
+def test_a_camera_that_sees_the_table_round_the_tray_is_told_to_mark_the_tray(
+    reader: DiceReader,
+) -> None:
+    from tests.vision.test_tray_area import _tray_on_a_table
+
+    view, _ = _tray_on_a_table(8)
+    check = check_camera(_frames([view] * 3), reader, "d6")
+    said = [a for a in check.advice if a.startswith("the camera sees more than the tray")]
+    assert len(said) == 1, check.advice
+    covers = re.search(r"it covers (\d+)% of the picture", said[0])
+    assert covers is not None and 45 <= int(covers.group(1)) <= 50  # the tray: 48%
+    assert "Find the tray in the picture" in said[0]
