@@ -295,7 +295,7 @@ class CameraSource:
                     self._told_sets.add(said)
                     self._table.source_event(self.name, "notice", {"detail": said})
         if self._collector is not None and self._collector.collecting:
-            said = self._collector.offer(image, self._reader)  # teaching, not playing
+            said = self._collector.offer(image, self._reader, self._followed(self._area(), image))
             self._table.set_preview(self.name, outlined(image, ThrowReading((), 0.0)), image)
             self._table.source_event(self.name, "collected", {"detail": said})
             return ThrowReading((), 0.0, "collecting faces to teach")

@@ -27,6 +27,7 @@ from vision.cluster import Groups, teach_from_folders
 from vision.pixels import FrameError, read_image
 from vision.reader import DiceReader
 from vision.teach import DIE_TYPES, DieSet, DieSetError, reading_die
+from vision.tray_area import OUTSIDE, TrayArea, share_inside
 
 GROUPS = "groups"
 VIEWS = 3  # pictures taught per group, at most
@@ -66,14 +67,18 @@ class FaceCollector:
         with self._lock:
             return self._active[0] if self._active else None
 
-    def offer(self, image: np.ndarray, reader: DiceReader) -> str:
+    def offer(self, image: np.ndarray, reader: DiceReader, area: TrayArea | None = None) -> str:
         """Keep the one die in ``image`` (a settled frame) while collecting: what happened,
-        in words for the Devices page."""
+        in words for the Devices page.  ``area``: the tray's; what lies beyond it does not
+        count (a die left beside the tray)."""
         with self._lock:
             active = self._active
         if active is None:
             return "not collecting"
         found = reader.find(image)
+        if area is not None:
+            inside = area.mask(image.shape[1], image.shape[0])
+            found = [f for f in found if share_inside(f.box, inside) >= OUTSIDE]
         if len(found) != 1:
             return f"not kept: show one die at a time (the camera sees {len(found)})"
         path = self.folder / active[0]

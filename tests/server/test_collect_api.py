@@ -81,3 +81,21 @@ def test_a_d5_is_taught_from_grouped_throws_and_then_read(tmp_path: Path) -> Non
         spec = ThrowSpec(dice=("d5",), values=(4,), perspective=0.0, looks=look)
         result = camera.read_throw(render_throw(spec, rng).image)
         assert [d.value for d in result.certain] == [4]  # read with the set just taught
+
+
+def test_dice_beyond_the_tray_s_area_do_not_stop_a_throw_of_one_being_kept(
+    tmp_path: Path,
+) -> None:
+    """Collecting keeps a throw of exactly one die; two more lying beside the tray, beyond
+    its marked area, are not on the tray."""
+    from vision.tray_area import TrayArea
+
+    collector = FaceCollector(tmp_path, DieSetStore(tmp_path))
+    collector.start("red-d5", "d5")
+    throw = render_throw(ThrowSpec(dice=("d6",) * 3, touching=0.0), np.random.default_rng([77, 3]))
+    reader = DiceReader()
+    said = collector.offer(throw.image, reader)
+    assert said == "not kept: show one die at a time (the camera sees 3)"
+    left = TrayArea.parse([[0, 0], [0.3, 0], [0.3, 1], [0, 1]])  # the left-hand die's part
+    assert collector.offer(throw.image, reader, left) == "picture 1 kept for red-d5"
+    assert collector.describe("red-d5")["pictures"] == 1
