@@ -25,7 +25,7 @@ from server.unsure import AlreadyConfirmed, UnknownReading, confirm_unsure, unsu
 from vision.pixels import FrameError, as_bgr8
 from vision.reader import DiceReader
 from vision.teach import DieSetError
-from vision.tray_area import TrayAreaError, suggest
+from vision.tray_area import TrayArea, TrayAreaError, suggest
 
 
 class TeachFace(BaseModel):
@@ -154,7 +154,7 @@ def camera_routes(
         store = _store()
         frame, reader = _settled(body.source)
         try:
-            taught, note = store.teach(name, body.die, body.value, frame, reader)
+            taught, note = store.teach(name, body.die, body.value, frame, reader, _area_in_use())
         except DieSetError as err:
             raise HTTPException(status_code=422, detail=str(err)) from None
         return summary(taught) | {"note": note}
@@ -218,11 +218,7 @@ def camera_routes(
         store = _trays()
         frame, reader = _settled(body.source)
         try:
-            area = areas.current() if areas is not None else None
-        except TrayAreaError:
-            area = None  # spoilt on disk: the whole picture, as the camera reads it
-        try:
-            taken = store.take(frame, reader, area)
+            taken = store.take(frame, reader, _area_in_use())
         except EmptyTrayError as err:
             raise HTTPException(status_code=422, detail=str(err)) from None
         table.source_event(body.source, "empty-tray", {"detail": "empty-tray picture taken"})
@@ -232,6 +228,13 @@ def camera_routes(
     def forget_empty_tray() -> dict[str, Any]:
         """Stop using the picture taken here (back to the settings' picture, or none)."""
         return _trays().forget()
+
+    def _area_in_use() -> TrayArea | None:
+        """The tray's area as the camera reads with it (a marked one spoilt on disk: none)."""
+        try:
+            return areas.current() if areas is not None else None
+        except TrayAreaError:
+            return None
 
     def _areas() -> TrayAreaStore:
         if areas is None:

@@ -27,7 +27,7 @@ from vision.cluster import Groups, teach_from_folders
 from vision.pixels import FrameError, read_image
 from vision.reader import DiceReader
 from vision.teach import DIE_TYPES, DieSet, DieSetError, reading_die
-from vision.tray_area import OUTSIDE, TrayArea, share_inside
+from vision.tray_area import TrayArea, on_tray
 
 GROUPS = "groups"
 VIEWS = 3  # pictures taught per group, at most
@@ -75,10 +75,7 @@ class FaceCollector:
             active = self._active
         if active is None:
             return "not collecting"
-        found = reader.find(image)
-        if area is not None:
-            inside = area.mask(image.shape[1], image.shape[0])
-            found = [f for f in found if share_inside(f.box, inside) >= OUTSIDE]
+        found = on_tray(reader.find(image), area, image.shape[1], image.shape[0])
         if len(found) != 1:
             return f"not kept: show one die at a time (the camera sees {len(found)})"
         path = self.folder / active[0]

@@ -18,6 +18,7 @@ import numpy as np
 
 from vision.reader import DiceReader
 from vision.teach import DIE_TYPES, MARGIN, DieSet, DieSetError
+from vision.tray_area import TrayArea, on_tray
 
 PICTURE = 128  # px: a taught or collected photo's side as the Devices page shows it
 CLOSER = 1.25  # ... cut to this many times the finder's box around the die (it is a
@@ -87,10 +88,17 @@ class DieSetStore:
         return out
 
     def teach(
-        self, name: str, die: str, value: int, image: np.ndarray, reader: DiceReader
+        self,
+        name: str,
+        die: str,
+        value: int,
+        image: np.ndarray,
+        reader: DiceReader,
+        area: TrayArea | None = None,
     ) -> tuple[DieSet, str]:
-        """Teach ``value`` from the one die in ``image`` (a settled frame) and save the set;
-        with it, what a person should check ("": nothing; see DieSet.teach)."""
+        """Teach ``value`` from the one die in ``image`` (a settled frame; ``area``: the
+        tray's, dice beyond it do not count) and save the set; with it, what a person should
+        check ("": nothing; see DieSet.teach)."""
         if die not in DIE_TYPES:
             raise DieSetError(f"teach mode is for {', '.join(DIE_TYPES)}, not {die!r}")
         path = self._path(name)
@@ -98,7 +106,7 @@ class DieSetStore:
         dieset = DieSet.load(path) if (path / "dieset.json").is_file() else DieSet(name, die)
         if dieset.die != die:
             raise DieSetError(f"{name!r} is a set of {dieset.die}, not {die}")
-        found = reader.find(image)
+        found = on_tray(reader.find(image), area, image.shape[1], image.shape[0])
         if len(found) != 1:
             raise DieSetError(f"show exactly one die to teach a face; the camera sees {len(found)}")
         note = dieset.teach(value, DieSet.region(image, found[0].box))

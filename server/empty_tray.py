@@ -22,7 +22,7 @@ import numpy as np
 
 from vision.pixels import FrameError, as_bgr8, read_image
 from vision.reader import DiceReader
-from vision.tray_area import OUTSIDE, TrayArea, share_inside
+from vision.tray_area import TrayArea, on_tray
 
 FILE = "empty-tray.png"
 
@@ -92,9 +92,7 @@ class EmptyTrayStore:
         except FrameError as err:
             raise EmptyTrayError(str(err)) from None
         found = reader.finder.find(image)  # the network alone: no old picture to compare with
-        if area is not None:
-            mask = area.mask(image.shape[1], image.shape[0])
-            found = [f for f in found if share_inside(f.box, mask) >= OUTSIDE]
+        found = on_tray(found, area, image.shape[1], image.shape[0])
         if found:
             many = "a die" if len(found) == 1 else f"{len(found)} dice"
             raise EmptyTrayError(f"clear the tray first: the camera sees {many} on it")

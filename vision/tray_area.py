@@ -15,7 +15,7 @@ from __future__ import annotations
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
-from typing import Any
+from typing import Any, Protocol, TypeVar
 
 import cv2
 import numpy as np
@@ -31,6 +31,14 @@ OUTSIDE = 0.25  # ... under this share, outside it (no part of the throw); betwe
 HALF_OUT = "half out of the tray"
 MAX_POINTS = 64
 MIN_SHARE = 0.01  # an area smaller than this share of the picture is a slip, not a tray
+
+
+class _Boxed(Protocol):
+    @property
+    def box(self) -> Sequence[float]: ...
+
+
+F = TypeVar("F", bound=_Boxed)
 
 
 class TrayAreaError(ValueError):
@@ -110,6 +118,16 @@ def share_inside(box: Sequence[float], mask: np.ndarray) -> float:
     if x1 <= x0 or y1 <= y0:
         return 0.0
     return float(np.count_nonzero(mask[y0:y1, x0:x1])) / whole
+
+
+def on_tray(found: Sequence[F], area: TrayArea | None, w: int, h: int) -> list[F]:
+    """The finds (anything with a ``box``) not lying beyond ``area`` on a ``w`` × ``h``
+    picture: teaching a face, collecting throws of one die and taking the empty-tray
+    picture count those alone (a die left beside the tray is not on it)."""
+    if area is None:
+        return list(found)
+    mask = area.mask(w, h)
+    return [f for f in found if share_inside(f.box, mask) >= OUTSIDE]
 
 
 def within(result: ThrowReading, area: TrayArea | None, w: int, h: int) -> ThrowReading:

@@ -148,3 +148,35 @@ def test_the_tray_is_found_in_the_empty_tray_picture_else_the_last_throw(tmp_pat
             none = client.get("/api/tray-area/suggested").json()
             assert none["points"] is None and none["from"] == "the camera's last settled throw"
             assert "no tray stands apart" in none["detail"]
+
+
+def test_a_face_is_taught_with_dice_lying_beyond_the_tray_area(tmp_path: Path) -> None:
+    """Teaching needs exactly one die on the tray: two more lying beside it, beyond the
+    marked area, no longer refuse it."""
+    import numpy as np
+
+    from server.camera import CameraSource
+    from server.diesets import DieSetStore
+    from vision.frames import Replay
+    from vision.reader import DiceReader
+    from vision.render import ThrowSpec, render_throw
+
+    admin = AdminPin(tmp_path)
+    admin.set("2468")
+    throw = render_throw(ThrowSpec(dice=("d6",) * 3, touching=0.0), np.random.default_rng([77, 3]))
+    left = min(throw.dice, key=lambda d: d.box[0])
+    areas, store = TrayAreaStore(tmp_path), DieSetStore(tmp_path)
+    with Ledger(tmp_path) as ledger:
+        table = Table(ledger)
+        camera = CameraSource("camera", Replay([]), DiceReader(), table, areas=areas)
+        camera.read_throw(throw.image)
+        app = create_app(table, admin, store, camera=camera, areas=areas)
+        teach = {"die": "d6_numeral", "value": left.value}
+        with TestClient(app) as client:
+            three = client.post("/api/diesets/my-d6/teach", json=teach, headers=PIN)
+            assert three.status_code == 422 and "the camera sees 3" in three.json()["detail"]
+            narrow = [[0, 0], [0.3, 0], [0.3, 1], [0, 1]]  # the left-hand die's part
+            assert client.put("/api/tray-area", json={"points": narrow}, headers=PIN).is_success
+            taught = client.post("/api/diesets/my-d6/teach", json=teach, headers=PIN)
+            assert taught.status_code == 201, taught.text
+            assert taught.json()["taught"] == [left.value]
