@@ -94,8 +94,9 @@ class TrayArea:
         return mask
 
     def moved(self, dx: float, dy: float, w: int, h: int) -> TrayArea:
-        """The area ``dx``, ``dy`` pixels along on a ``w`` × ``h`` picture (a camera knocked
-        since it was marked moves the tray the other way in its picture), kept within it."""
+        """The area ``dx``, ``dy`` pixels along on a ``w`` × ``h`` picture, kept within it:
+        where the tray lies once a camera knocked since the area was marked has shifted the
+        whole picture by that much."""
         return TrayArea(tuple(
             (min(1.0, max(0.0, x + dx / (w - 1))), min(1.0, max(0.0, y + dy / (h - 1))))
             for x, y in self.points
