@@ -43,6 +43,7 @@ PIP_DICE = PIP_KINDS  # the dice the face network reads; numbered dice need a ta
 UNSTEADY_SECONDS = 30.0  # motion with no still frame for this long: said once, as a notice
 LEANS_KEPT = 12  # numbered dice per die type whose lean the camera keeps (see read_throw)
 BLURS_KEPT = 5  # throws whose dice's edge blur the camera keeps: a focus notice needs all 5
+OFF_TRAY = (230, 130, 20)  # BGR: the outline of a die beyond the tray's area, on the preview
 AREA_SHIFT = 0.01  # of the picture's width: a camera moved this far moves the tray's area
 FELT_KEPT = 3  # throws in a row with dice as dark as their dark felt: a notice to change it
 
@@ -505,13 +506,18 @@ def _moved_only(
         return result, ()
     moved = tuple(d for d, lay in zip(result.dice, still, strict=True) if not lay)
     unmoved = tuple(d for d, lay in zip(result.dice, still, strict=True) if lay)
-    return ThrowReading(moved, result.ms, result.problem), unmoved
+    return replace(result, dice=moved), unmoved
 
 
 def outlined(image: np.ndarray, result: ThrowReading, unmoved: Sequence[DieReading] = ()) -> bytes:
     """The frame as JPEG with every die outlined and labelled (green read, amber unsure,
-    grey lying as it lay in the throw read before: not read again)."""
+    grey lying as it lay in the throw read before: not read again; dice beyond the tray's
+    area blue, "off the tray")."""
     shown = image.copy()
+    for x0, y0, x1, y1 in result.beyond:
+        cv2.rectangle(shown, (x0, y0), (x1, y1), OFF_TRAY, 2)
+        cv2.putText(shown, "off the tray", (x0, max(12, y0 - 4)), cv2.FONT_HERSHEY_SIMPLEX,
+                    0.45, OFF_TRAY, 1, cv2.LINE_AA)  # fmt: skip
     for d, old in [(d, False) for d in result.dice] + [(d, True) for d in unmoved]:
         x0, y0, x1, y1 = d.box
         colour = (160, 160, 160) if old else (0, 190, 255) if d.uncertain else (80, 200, 60)

@@ -77,6 +77,8 @@ class ThrowReading:
     dice: tuple[DieReading, ...]
     ms: float
     problem: str = ""  # "no dice seen" and the like: the whole frame needs attention
+    beyond: tuple[tuple[int, int, int, int], ...] = ()  # the boxes of dice lying beyond the
+    # tray's marked area, left out of the throw (vision.tray_area.within): shown, not read
 
     @property
     def certain(self) -> tuple[DieReading, ...]:

@@ -138,9 +138,11 @@ def within(result: ThrowReading, area: TrayArea | None, w: int, h: int) -> Throw
         return result
     mask = area.mask(w, h)
     kept: list[DieReading] = []
+    beyond = list(result.beyond)
     for d in result.dice:
         inside = share_inside(d.box, mask)
         if inside < OUTSIDE:
+            beyond.append(d.box)
             continue
         if inside < INSIDE and d.problem != "cut by the edge":
             colour = d.colour or colour_name(d.crop)  # a sure die's is not named yet
@@ -148,7 +150,9 @@ def within(result: ThrowReading, area: TrayArea | None, w: int, h: int) -> Throw
             d = replace(d, uncertain=True, problem=HALF_OUT, runner_up=None, colour=colour,
                         advice=advice)  # fmt: skip
         kept.append(d)
-    return replace(result, dice=tuple(kept))
+    # dice only beyond the tray: the tray is as empty as a picture with no dice at all
+    problem = result.problem or ("" if kept else "no dice seen")
+    return replace(result, dice=tuple(kept), beyond=tuple(beyond), problem=problem)
 
 
 def drawn(image: np.ndarray, area: TrayArea | None) -> np.ndarray:

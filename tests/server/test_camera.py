@@ -721,6 +721,10 @@ def test_dice_outside_the_tray_area_are_no_part_of_the_throw(tmp_path: Path) -> 
     assert shown is not None
     edge = shown[:, 338:346]  # the area's outline, drawn (255, 200, 0) down x 342
     assert ((edge[:, :, 0] > 200) & (edge[:, :, 2] < 80)).sum() > 300
+    x0, y0, x1, y1 = max(result.beyond)  # the right-hand die, outlined "off the tray"
+    frame = shown[y0 - 1 : y1 + 2, x0 - 1 : x1 + 2].astype(int)
+    blue = (np.abs(frame - np.array([230, 130, 20])) < 50).all(axis=2)
+    assert blue.sum() > 100
     ledger.close()
 
 

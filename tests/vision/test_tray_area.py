@@ -74,6 +74,7 @@ def test_a_die_outside_the_area_is_left_out_and_one_across_its_edge_is_asked() -
     h, w = throw.image.shape[:2]
     inside = within(result, area, w, h)
     assert len(inside.dice) == 2  # the right-hand die is no part of the throw
+    assert inside.beyond == (right.box,) and inside.problem == ""  # shown, not read
     kept_left, asked = sorted(inside.dice, key=lambda d: d.box[0])
     assert kept_left == left  # as it was read
     assert asked.uncertain and asked.problem == HALF_OUT and asked.box == middle.box
@@ -81,6 +82,9 @@ def test_a_die_outside_the_area_is_left_out_and_one_across_its_edge_is_asked() -
     assert asked.advice == f"move the {asked.colour} d6 fully into the tray, or re-throw it"
     assert asked.colour  # named, though the die had been read for sure
     assert within(result, None, w, h) == result  # no area: the whole picture is the tray
+    corner = TrayArea.parse([[0, 0], [0.15, 0], [0, 0.15]])  # no die lies there
+    empty = within(result, corner, w, h)
+    assert empty.dice == () and len(empty.beyond) == 3 and empty.problem == "no dice seen"
 
 
 def test_the_area_is_drawn_on_the_pictures_the_page_shows() -> None:
