@@ -319,7 +319,7 @@ class CameraSource:
         self._check_felt(image, result)
         self.throws_read += 1
         if tray is not None:
-            self._check_light(image, tray)
+            self._check_light(image, tray, area)
         self._table.set_preview(self.name, outlined(drawn(image, area), result, unmoved), image)
         if result.problem:
             self._table.source_event(self.name, "attention", {"detail": result.problem})
@@ -479,12 +479,13 @@ class CameraSource:
             detail = felt_advice(alike, result.dice)
             self._table.source_event(self.name, "notice", {"detail": detail})
 
-    def _check_light(self, image: np.ndarray, tray: np.ndarray) -> None:
-        """Say once per picture when the light has moved since it was taken: such a picture
-        drops real dice (a fifth of them under a lamp's pool and an arm's shadow)."""
+    def _check_light(self, image: np.ndarray, tray: np.ndarray, area: TrayArea | None) -> None:
+        """Say once per picture when the light on the tray (its ``area``) has moved since it
+        was taken: such a picture drops real dice (a fifth of them under a lamp's pool and an
+        arm's shadow)."""
         if self._light_told is tray:
             return
-        moved = light_change(image, tray)
+        moved = light_change(image, tray, area=area)
         if moved > LIGHT_MOVED:
             self._light_told = tray
             detail = (f"the light on the tray has changed since the empty-tray picture was "

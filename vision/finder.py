@@ -18,6 +18,7 @@ import numpy as np
 
 from vision.faces import ModelError
 from vision.felt import dark_felt, dice_like_felt
+from vision.tray_area import TrayArea
 
 INPUT = 256
 SMALL = 13.0  # finds whose median box is under this many px of INPUT: look at 2 × INPUT,
@@ -341,14 +342,22 @@ def light_of(ratio: np.ndarray, window: float = LIGHT_WINDOW) -> np.ndarray:
 
 
 def light_change(
-    image: np.ndarray, empty_tray: np.ndarray, ratio: np.ndarray | None = None
+    image: np.ndarray,
+    empty_tray: np.ndarray,
+    ratio: np.ndarray | None = None,
+    area: TrayArea | None = None,
 ) -> float:
     """How far the light on the tray has moved from the empty-tray picture's: the 95th
-    percentile over the frame of what the light did (log units; the camera's overall
+    percentile over the frame (over the tray's ``area`` where it is marked: a lamp moved on
+    the table beside it drops no die) of what the light did (log units; the camera's overall
     exposure taken out).  Measured: under the picture's own light at most 0.075; a lamp's
     pool and an arm's shadow 0.15–0.35, where the reference starts to drop dice."""
     ratio = log_ratio(image, empty_tray) if ratio is None else ratio
-    return float(np.percentile(np.abs(light_of(ratio)).max(axis=2), 95))
+    moved = np.abs(light_of(ratio)).max(axis=2)
+    if area is not None:
+        inside = area.mask(moved.shape[1], moved.shape[0]) > 0
+        moved = moved[inside] if inside.any() else moved
+    return float(np.percentile(moved, 95))
 
 
 def changed(

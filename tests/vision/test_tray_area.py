@@ -187,3 +187,19 @@ def test_no_outline_is_offered_where_the_tray_is_a_box_whose_walls_hide_its_floo
     the 200 were, some cutting off the dice along a wall)."""
     found = [item.path.name for item, image in photos_of("byler_d6") if suggest(image)]
     assert found == []
+
+
+def test_a_lamp_moved_on_the_table_beside_the_tray_is_no_change_of_the_tray_s_light() -> None:
+    """The empty-tray picture goes stale when the light on the tray moves (light_change over
+    LIGHT_MOVED); a lamp's pool on the table beside a marked tray drops none of its dice."""
+    from vision.finder import LIGHT_MOVED, light_change
+
+    throw = render_throw(ThrowSpec(dice=("d6",) * 2), np.random.default_rng(12))
+    lit = throw.image.astype(np.float32)
+    lit[:, 450:] *= 1.6  # the right-hand part of the view, beyond the tray, brighter
+    frame = np.clip(lit, 0, 255).astype(np.uint8)
+    tray = TrayArea.parse([[0, 0], [0.6, 0], [0.6, 1], [0, 1]])
+    # measured: 0.40 over the whole view (stale), 0.025 over the tray
+    assert light_change(frame, throw.empty_tray) > LIGHT_MOVED
+    assert light_change(frame, throw.empty_tray, area=tray) < LIGHT_MOVED
+    assert light_change(throw.image, throw.empty_tray, area=tray) < LIGHT_MOVED
