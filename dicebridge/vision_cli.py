@@ -217,10 +217,14 @@ def run_read(args: argparse.Namespace) -> int:
     result = within(result, area, image.shape[1], image.shape[0])
     if args.json:
         print(json.dumps({"dice": [d.to_dict() for d in result.dice], "problem": result.problem,
-                          "ms": round(result.ms, 2)}))  # fmt: skip
+                          "ms": round(result.ms, 2),
+                          "beyond_the_tray": [list(b) for b in result.beyond]}))  # fmt: skip
         return 0
     if result.problem:
         print(result.problem)
+    if result.beyond:
+        print(f"left out, beyond the tray's area: {len(result.beyond)} "
+              f"{'die' if len(result.beyond) == 1 else 'dice'}")  # fmt: skip
     for d in result.dice:
         shown = "?" if d.value is None else (f"{d.value:+d}" if d.die == "dF" else str(d.value))
         die = "numbered die" if d.die == NUMBERED_KIND else d.die  # a d5, d10 or d20

@@ -107,8 +107,12 @@ def test_vision_read_leaves_out_the_dice_beyond_the_area_it_is_given(
     assert main(read) == 0
     assert len(json.loads(capsys.readouterr().out)["dice"]) == 3
     assert main([*read, "--tray-area", "0,0; 0.535,0; 0.535,1; 0,1"]) == 0
-    dice = sorted(json.loads(capsys.readouterr().out)["dice"], key=lambda d: d["box"][0])
+    read_in_area = json.loads(capsys.readouterr().out)
+    dice = sorted(read_in_area["dice"], key=lambda d: d["box"][0])
     assert [d["problem"] for d in dice] == ["", HALF_OUT]
+    assert len(read_in_area["beyond_the_tray"]) == 1  # the right-hand die's box
+    assert main([*read[:-1], "--tray-area", "0,0; 0.535,0; 0.535,1; 0,1"]) == 0
+    assert "left out, beyond the tray's area: 1 die" in capsys.readouterr().out
     assert main([*read, "--tray-area", "0,0;1,1"]) == 2
     assert "--tray-area: a tray area has 3 to 64 corners" in capsys.readouterr().err
 
