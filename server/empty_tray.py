@@ -20,6 +20,7 @@ from typing import Any
 import cv2
 import numpy as np
 
+from server.file_cache import FileCache
 from vision.pixels import FrameError, as_bgr8, read_image
 from vision.reader import DiceReader
 from vision.tray_area import TrayArea, on_tray
@@ -45,35 +46,25 @@ class EmptyTrayStore:
         self.configured = configured
         self._lock = threading.Lock()
         self._settings_picture = read_picture(configured) if configured is not None else None
-        self._taken: tuple[int, np.ndarray] | None = None  # (mtime in ns, picture) of self.path
+        self._taken = FileCache(self.path, read_picture)  # the picture taken on the page
 
     def current(self) -> np.ndarray | None:
         """The picture in use: the one taken on the page, else the settings' one, else None."""
         with self._lock:
-            taken = self._taken_picture()
+            taken = self._taken.get()
             return taken if taken is not None else self._settings_picture
-
-    def _taken_picture(self) -> np.ndarray | None:
-        try:
-            mtime = self.path.stat().st_mtime_ns
-        except FileNotFoundError:
-            self._taken = None
-            return None
-        if self._taken is None or self._taken[0] != mtime:
-            self._taken = (mtime, read_picture(self.path))
-        return self._taken[1]
 
     def describe(self) -> dict[str, Any]:
         """Which picture is in use ("taken", "settings" or "none"), since when, its size;
         a taken picture that cannot be read is none in use, and ``problem`` says why."""
         with self._lock:
             try:
-                taken = self._taken_picture()
+                taken = self._taken.get()
             except EmptyTrayError as err:  # the camera reads without it (CameraSource)
                 return {"in_use": "none", "file": str(self.path), "taken_at": None, "size": None,
                         "problem": f"{err}: take it again, or stop using it"}  # fmt: skip
-            if taken is not None and self._taken is not None:
-                at = datetime.fromtimestamp(self._taken[0] / 1e9, UTC)
+            if taken is not None and (mtime := self._taken.mtime_ns) is not None:
+                at = datetime.fromtimestamp(mtime / 1e9, UTC)
                 return {"in_use": "taken", "file": str(self.path),
                         "taken_at": at.isoformat(timespec="seconds"),
                         "size": [taken.shape[1], taken.shape[0]]}  # fmt: skip
@@ -109,7 +100,7 @@ class EmptyTrayStore:
         """Stop using the picture taken on the page (the settings' one, if any, takes over)."""
         with self._lock:
             self.path.unlink(missing_ok=True)
-            self._taken = None
+            self._taken.forget()
         return self.describe()
 
     def jpeg(self) -> bytes | None:

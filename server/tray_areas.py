@@ -20,6 +20,7 @@ from typing import Any
 import cv2
 import numpy as np
 
+from server.file_cache import FileCache
 from vision.pixels import FrameError, as_bgr8
 from vision.tray_area import TrayArea, TrayAreaError
 
@@ -27,65 +28,53 @@ FILE = "tray-area.json"
 PICTURE = "tray-area.png"  # the picture the area was marked on, where there was one
 
 
+def _read_area(path: Path) -> TrayArea:
+    try:
+        points = json.loads(path.read_text(encoding="utf-8"))["points"]
+    except (OSError, ValueError, KeyError, TypeError) as err:
+        raise TrayAreaError(f"cannot read the tray area in {path}: {err}") from None
+    return TrayArea.parse(points)
+
+
+def _read_picture(path: Path) -> np.ndarray | None:
+    return cv2.imread(str(path), cv2.IMREAD_COLOR)
+
+
 class TrayAreaStore:
     def __init__(self, data_dir: Path, configured: TrayArea | None = None) -> None:
         self.path = Path(data_dir) / FILE
         self.configured = configured
         self._lock = threading.Lock()
-        self._marked: tuple[int, TrayArea] | None = None  # (mtime in ns, area) of self.path
+        self._marked = FileCache(self.path, _read_area)  # the area marked on the page
         self.picture_path = Path(data_dir) / PICTURE
-        self._picture: tuple[int, np.ndarray | None] | None = None  # (mtime in ns, picture)
+        self._picture = FileCache(self.picture_path, _read_picture)
 
     def current(self) -> TrayArea | None:
         """The area in use: the one marked on the page, else the settings' one, else None
         (the whole picture).  A marked file that cannot be read is TrayAreaError."""
         with self._lock:
-            marked = self._marked_area()
+            marked = self._marked.get()
             return marked if marked is not None else self.configured
-
-    def _marked_area(self) -> TrayArea | None:
-        try:
-            mtime = self.path.stat().st_mtime_ns
-        except FileNotFoundError:
-            self._marked = None
-            return None
-        if self._marked is None or self._marked[0] != mtime:
-            try:
-                points = json.loads(self.path.read_text(encoding="utf-8"))["points"]
-            except (OSError, ValueError, KeyError, TypeError) as err:
-                raise TrayAreaError(f"cannot read the tray area in {self.path}: {err}") from None
-            self._marked = (mtime, TrayArea.parse(points))
-        return self._marked[1]
 
     def describe(self) -> dict[str, Any]:
         """Which area is in use ("marked", "settings" or "whole": the whole picture), and
         its corners; a marked file that cannot be read is none in use, ``problem`` says why."""
         with self._lock:
             try:
-                marked = self._marked_area()
+                marked = self._marked.get()
             except TrayAreaError as err:  # the camera reads the whole picture (CameraSource)
                 said = f"{err}: mark the area again, or use the whole picture"
                 return {"in_use": "whole", "points": None, "problem": said}
-            if marked is not None:
-                return {"in_use": "marked", "points": marked.to_list(),
-                        "share": round(marked.share(), 3)}  # fmt: skip
-            if self.configured is not None:
-                return {"in_use": "settings", "points": self.configured.to_list(),
-                        "share": round(self.configured.share(), 3)}  # fmt: skip
+        area, in_use = (marked, "marked") if marked is not None else (self.configured, "settings")
+        if area is None:
             return {"in_use": "whole", "points": None}
+        return {"in_use": in_use, "points": area.to_list(), "share": round(area.share(), 3)}
 
     def picture(self) -> np.ndarray | None:
         """The camera's frame the marked area was marked on (None: none was kept, or it
         cannot be read: then the area is not moved with the camera)."""
         with self._lock:
-            try:
-                mtime = self.picture_path.stat().st_mtime_ns
-            except FileNotFoundError:
-                self._picture = None
-                return None
-            if self._picture is None or self._picture[0] != mtime:
-                self._picture = (mtime, cv2.imread(str(self.picture_path), cv2.IMREAD_COLOR))
-            return self._picture[1]
+            return self._picture.get()
 
     def mark(self, points: Any, frame: Any = None) -> dict[str, Any]:
         """Keep ``points`` ([[x, y], ...], shares of the picture) as the tray's area, and
@@ -113,5 +102,5 @@ class TrayAreaStore:
         with self._lock:
             self.path.unlink(missing_ok=True)
             self.picture_path.unlink(missing_ok=True)
-            self._marked = None
+            self._marked.forget()
         return self.describe()
