@@ -36,7 +36,7 @@ from vision.frames import CameraError, Frame, FrameSource
 from vision.pixels import FrameError, as_bgr8
 from vision.reader import LOOKS_AGAIN, NUMBERED_KIND, PIP_KINDS, DiceReader
 from vision.readings import DieReading, ThrowReading, encode_crop
-from vision.settle import SettleDetector, picture_shift, unmoved_dice
+from vision.settle import SettleDetector, unmoved_dice
 from vision.tray_area import TrayArea, TrayAreaError, drawn, within
 
 PIP_DICE = PIP_KINDS  # the dice the face network reads; numbered dice need a taught set
@@ -44,7 +44,6 @@ UNSTEADY_SECONDS = 30.0  # motion with no still frame for this long: said once, 
 LEANS_KEPT = 12  # numbered dice per die type whose lean the camera keeps (see read_throw)
 BLURS_KEPT = 5  # throws whose dice's edge blur the camera keeps: a focus notice needs all 5
 OFF_TRAY = (230, 130, 20)  # BGR: the outline of a die beyond the tray's area, on the preview
-AREA_SHIFT = 0.01  # of the picture's width: a camera moved this far moves the tray's area
 FELT_KEPT = 3  # throws in a row with dice as dark as their dark felt: a notice to change it
 
 
@@ -361,27 +360,24 @@ class CameraSource:
         return area
 
     def _followed(self, area: TrayArea | None, image: np.ndarray) -> TrayArea | None:
-        """The tray's area where the tray lies in ``image``: a camera knocked since the area
-        was marked shifts the whole picture (measured against the frame it was marked on),
-        and the area is moved with it, said once for each marking."""
-        store = self._areas
-        marked_on = store.picture() if store is not None and area is not None else None
-        if store is None or area is None or marked_on is None or marked_on.shape != image.shape:
+        """The tray's area where the tray lies in ``image`` (TrayAreaStore.in_picture: moved
+        with a camera knocked since it was marked), the move said once for each marking."""
+        if self._areas is None or area is None:
             return area
-        h, w = image.shape[:2]
-        dx, dy = picture_shift(marked_on, image)
-        if math.hypot(dx, dy) < AREA_SHIFT * w:
-            return area
-        with contextlib.suppress(FileNotFoundError):  # forgotten meanwhile: told next time
-            marking = store.picture_path.stat().st_mtime_ns
-            if marking != self._area_moved_told:
-                self._area_moved_told = marking
-                said = (f"the camera has moved about {math.hypot(dx, dy):.0f} px since the "
-                        "tray's area was marked: the area is moved with it; if dice are left "
-                        "out or asked as half out of the tray wrongly, mark it again on the "
-                        "Devices page")  # fmt: skip
-                self._table.source_event(self.name, "notice", {"detail": said})
-        return area.moved(dx, dy, w, h)
+        moved = 0.0
+        with contextlib.suppress(TrayAreaError):  # spoilt meanwhile: _area says so next time
+            area, moved = self._areas.in_picture(image)
+        if moved:
+            with contextlib.suppress(FileNotFoundError):  # forgotten meanwhile: told next time
+                marking = self._areas.picture_path.stat().st_mtime_ns
+                if marking != self._area_moved_told:
+                    self._area_moved_told = marking
+                    said = (f"the camera has moved about {moved:.0f} px since the tray's area "
+                            "was marked: the area is moved with it; if dice are left out or "
+                            "asked as half out of the tray wrongly, mark it again on the "
+                            "Devices page")  # fmt: skip
+                    self._table.source_event(self.name, "notice", {"detail": said})
+        return area
 
     def _empty_tray(self, image: np.ndarray) -> np.ndarray | None:
         """The empty-tray picture, when there is one and it fits the camera's frames

@@ -154,7 +154,7 @@ def camera_routes(
         store = _store()
         frame, reader = _settled(body.source)
         try:
-            taught, note = store.teach(name, body.die, body.value, frame, reader, _area_in_use())
+            taught, note = store.teach(name, body.die, body.value, frame, reader, _area_in(frame))
         except DieSetError as err:
             raise HTTPException(status_code=422, detail=str(err)) from None
         return summary(taught) | {"note": note}
@@ -218,7 +218,7 @@ def camera_routes(
         store = _trays()
         frame, reader = _settled(body.source)
         try:
-            taken = store.take(frame, reader, _area_in_use())
+            taken = store.take(frame, reader, _area_in(frame))
         except EmptyTrayError as err:
             raise HTTPException(status_code=422, detail=str(err)) from None
         table.source_event(body.source, "empty-tray", {"detail": "empty-tray picture taken"})
@@ -229,11 +229,12 @@ def camera_routes(
         """Stop using the picture taken here (back to the settings' picture, or none)."""
         return _trays().forget()
 
-    def _area_in_use() -> TrayArea | None:
-        """The tray's area as the camera reads with it (a marked one spoilt on disk: none)."""
+    def _area_in(frame: Any) -> TrayArea | None:
+        """The tray's area as the camera reads ``frame`` with it (moved with a camera knocked
+        since it was marked; a marked one spoilt on disk: none)."""
         try:
-            return areas.current() if areas is not None else None
-        except TrayAreaError:
+            return areas.in_picture(as_bgr8(frame))[0] if areas is not None else None
+        except (TrayAreaError, FrameError):
             return None
 
     def _areas() -> TrayAreaStore:

@@ -6,13 +6,15 @@ whole picture" deletes that file and goes back to the settings' area, or to none
 (the whole picture is the tray).  Dice outside the area are no part of a throw
 (vision/tray_area.py).  The camera's last settled frame when the area is marked
 is kept beside it (`tray-area.png`): a camera knocked since moves the tray in
-its picture, and the camera source moves the area with it (and says so once).
+its picture, and the area moves with it (:meth:`TrayAreaStore.in_picture`: for
+reading, teaching and the empty-tray picture alike; the camera says so once).
 The camera source and the API get this store as an argument.
 """
 
 from __future__ import annotations
 
 import json
+import math
 import threading
 from pathlib import Path
 from typing import Any
@@ -22,10 +24,12 @@ import numpy as np
 
 from server.file_cache import FileCache
 from vision.pixels import FrameError, as_bgr8
+from vision.settle import picture_shift
 from vision.tray_area import TrayArea, TrayAreaError
 
 FILE = "tray-area.json"
 PICTURE = "tray-area.png"  # the picture the area was marked on, where there was one
+SHIFT = 0.01  # of the picture's width: a camera moved this far moves the tray's area
 
 
 def _read_area(path: Path) -> TrayArea:
@@ -75,6 +79,21 @@ class TrayAreaStore:
         cannot be read: then the area is not moved with the camera)."""
         with self._lock:
             return self._picture.get()
+
+    def in_picture(self, image: np.ndarray) -> tuple[TrayArea | None, float]:
+        """The area in use where the tray lies in ``image``, and how far it was moved there
+        (pixels; 0 where it was not): a camera knocked since the area was marked shifts the
+        whole picture (measured against the frame it was marked on, phase correlation), and
+        from SHIFT of the picture's width the area moves with it.  TrayAreaError as for
+        :meth:`current`."""
+        area = self.current()
+        marked_on = self.picture() if area is not None else None
+        if area is None or marked_on is None or marked_on.shape != image.shape:
+            return area, 0.0
+        h, w = image.shape[:2]
+        dx, dy = picture_shift(marked_on, image)
+        moved = math.hypot(dx, dy)
+        return (area.moved(dx, dy, w, h), moved) if moved >= SHIFT * w else (area, 0.0)
 
     def mark(self, points: Any, frame: Any = None) -> dict[str, Any]:
         """Keep ``points`` ([[x, y], ...], shares of the picture) as the tray's area, and
