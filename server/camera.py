@@ -151,7 +151,7 @@ class CameraSource:
         while not self._stop.is_set():
             try:
                 self._frames = self._reopen()
-            except CameraError as err:
+            except Exception as err:  # CameraError, or a driver's own: try again later
                 self._table.source_event(
                     self.name, "retrying", {"detail": f"{err}; next try in {delay:.1f} s"}
                 )
@@ -171,6 +171,9 @@ class CameraSource:
                 frame = self._frames.read()
             except CameraError as err:
                 return str(err)
+            except Exception as err:  # a driver's own error (OSError from V4L2, …): lost too,
+                # and opened again, rather than ending the camera thread unannounced
+                return f"the camera failed: {type(err).__name__}: {err}"
             if frame is None:
                 self._table.source_event(self.name, "disconnected", {"detail": "no more frames"})
                 return None

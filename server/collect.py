@@ -18,13 +18,12 @@ import threading
 from pathlib import Path
 from typing import Any
 
-import cv2
 import numpy as np
 
 from mechanics.reading import faces_of, normalise_face
 from server.diesets import DieSetStore, side_by_side
 from vision.cluster import Groups, teach_from_folders
-from vision.pixels import FrameError, read_image
+from vision.pixels import FrameError, decode_file, read_image, write_image
 from vision.reader import DiceReader
 from vision.teach import DIE_TYPES, DieSet, DieSetError, reading_die
 from vision.tray_area import TrayArea, on_tray
@@ -81,7 +80,7 @@ class FaceCollector:
         path = self.folder / active[0]
         with self._lock:
             number = len(list(path.glob("*.png")))
-            cv2.imwrite(str(path / f"{number:03d}.png"), DieSet.region(image, found[0].box))
+            write_image(path / f"{number:03d}.png", DieSet.region(image, found[0].box))
         return f"picture {number + 1} kept for {active[0]}"
 
     def _meta(self, name: str) -> dict[str, Any]:
@@ -106,7 +105,7 @@ class FaceCollector:
         """Sort the pictures into groups by the face they show (at most one per face)."""
         meta = self._meta(name)
         path = self._path(name)
-        read = [cv2.imread(str(p), cv2.IMREAD_COLOR) for p in sorted(path.glob("*.png"))]
+        read = [decode_file(p) for p in sorted(path.glob("*.png")) if p.is_file()]
         regions: list[np.ndarray] = [r for r in read if r is not None]
         faces = len(faces_of(reading_die(meta["die"])))
         if len(regions) < faces:

@@ -23,7 +23,7 @@ import cv2
 import numpy as np
 
 from server.file_cache import FileCache
-from vision.pixels import FrameError, as_bgr8
+from vision.pixels import FrameError, as_bgr8, decode_file
 from vision.settle import picture_shift
 from vision.tray_area import TrayArea, TrayAreaError
 
@@ -41,7 +41,10 @@ def _read_area(path: Path) -> TrayArea:
 
 
 def _read_picture(path: Path) -> np.ndarray | None:
-    return cv2.imread(str(path), cv2.IMREAD_COLOR)
+    try:
+        return decode_file(path)
+    except OSError:  # removed between its stat and its reading: as if never taken
+        return None
 
 
 class TrayAreaStore:

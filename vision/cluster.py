@@ -13,11 +13,10 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from pathlib import Path
 
-import cv2
 import numpy as np
 
 from mechanics.reading import faces_of
-from vision.pixels import FrameError, read_image
+from vision.pixels import FrameError, read_image, write_image
 from vision.teach import DieSet, DieSetError, reading_die
 
 
@@ -66,7 +65,7 @@ class Groups:
             sub = folder / f"group-{rank:02d}"
             sub.mkdir(exist_ok=True)
             for k, region in enumerate(self.members[index]):
-                cv2.imwrite(str(sub / f"{k:03d}.png"), region)
+                write_image(sub / f"{k:03d}.png", region)
             made.append(sub)
         return made
 

@@ -18,6 +18,8 @@ from typing import Any, Protocol
 import cv2
 import numpy as np
 
+from vision.pixels import decode_file
+
 IMAGE_SUFFIXES = (".jpg", ".jpeg", ".png", ".bmp", ".webp")
 MISSES = 3  # failed reads in a row that mean a live camera is gone (one is a hiccup)
 STREAM_TIMEOUT_MS = 5000  # a network camera that says nothing this long is gone
@@ -60,6 +62,8 @@ class OpenCVCapture:
         self._clock = clock
         self._device = device
         self.live = is_live(str(device))
+        if isinstance(device, str) and not _utf8(device):  # OpenCV crashes on such a name
+            raise CameraError(f"cannot open {device!r}: its name is not UTF-8; rename it")
         if isinstance(device, str) and "://" in device:  # never wait forever on a network
             timeouts = [cv2.CAP_PROP_OPEN_TIMEOUT_MSEC, STREAM_TIMEOUT_MS,
                         cv2.CAP_PROP_READ_TIMEOUT_MSEC, STREAM_TIMEOUT_MS]  # fmt: skip
@@ -68,6 +72,9 @@ class OpenCVCapture:
             self._capture = cv2.VideoCapture(device)
         if not self._capture.isOpened():
             raise CameraError(f"cannot open camera {device!r}: no such device, file or stream")
+        if not self.live and _fourcc(self._capture) in TEXT_CODECS:
+            self._capture.release()  # FFmpeg draws a text file as a film of its characters
+            raise CameraError(f"cannot open {device!r}: it is a text file, not a video")
         if width and height:
             self._capture.set(cv2.CAP_PROP_FRAME_WIDTH, width)
             self._capture.set(cv2.CAP_PROP_FRAME_HEIGHT, height)
@@ -106,8 +113,9 @@ class ImageFolder:
         folder = Path(folder)
         if folder.is_file() and folder.suffix.lower() in IMAGE_SUFFIXES:
             files = [folder]
-        elif folder.is_dir():
-            files = sorted(p for p in folder.iterdir() if p.suffix.lower() in IMAGE_SUFFIXES)
+        elif folder.is_dir():  # regular files only: reading a named pipe waits forever
+            files = sorted(p for p in folder.iterdir()
+                           if p.suffix.lower() in IMAGE_SUFFIXES and p.is_file())  # fmt: skip
         else:
             raise CameraError(f"{folder} is neither a picture nor a folder of pictures")
         self._files = iter(files)
@@ -115,7 +123,10 @@ class ImageFolder:
 
     def read(self) -> Frame | None:
         for path in self._files:
-            image = cv2.imread(str(path), cv2.IMREAD_COLOR)
+            try:
+                image = decode_file(path)
+            except OSError:  # removed or unreadable since the folder was listed: skip it
+                continue
             if image is not None:
                 return Frame(image, self._clock(), path.name, still=True)
         return None
@@ -193,6 +204,22 @@ class Replay:
         self.closed = True
 
 
+TEXT_CODECS = {"ansi"}  # FFmpeg's "tty" demuxer: any text file opens as a film of it
+
+
+def _fourcc(capture: Any) -> str:
+    code = int(capture.get(cv2.CAP_PROP_FOURCC)) & 0xFFFFFFFF
+    return code.to_bytes(4, "little").decode("latin-1").strip("\0 ").lower()
+
+
+def _utf8(name: str) -> bool:
+    try:
+        name.encode("utf-8")
+    except UnicodeEncodeError:
+        return False
+    return True
+
+
 def parse_size(text: str) -> tuple[int, int]:
     """A resolution written WIDTHxHEIGHT ("1280x960") as (width, height); ValueError else."""
     width, sep, height = text.lower().partition("x")
@@ -212,6 +239,8 @@ def open_camera(spec: str, size: tuple[int, int] | None = None) -> FrameSource:
     a video file / URL.
     ``size`` (width, height) asks a live camera for that resolution (a webcam may give
     the nearest it has); files and folders are what they are."""
+    if not spec.strip():
+        raise CameraError("no camera named: give a webcam number, a file, a folder or a URL")
     if spec == "picamera2":
         return Picamera2Source(*size) if size else Picamera2Source()
     if spec.isdigit():

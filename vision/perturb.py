@@ -18,6 +18,7 @@ import cv2
 import numpy as np
 
 from vision.datasets import read_dataset
+from vision.pixels import decode_file, write_image
 
 ZOOM = (0.75, 1.25)
 GAMMA = (0.75, 1.35)
@@ -57,21 +58,21 @@ def write_perturbed(src_dir: Path, out_dir: Path, rng: np.random.Generator) -> P
     empty = [item for item in items if item.die_type == "none"]
     if not empty:
         raise ValueError(f"{src_dir} has no empty-tray photo (a row with die_type none)")
-    tray = cv2.imread(str(empty[0].path), cv2.IMREAD_COLOR)
+    tray = decode_file(empty[0].path)
     if tray is None:
         raise ValueError(f"cannot read {empty[0].path} as an image")
     rows = []
     for item in items:
         if item.die_type == "none":
             continue
-        image = cv2.imread(str(item.path), cv2.IMREAD_COLOR)
+        image = decode_file(item.path)
         if image is None:
             raise ValueError(f"cannot read {item.path} as an image")
         name = item.path.name
         moved, moved_tray = perturb(image, tray, rng)
         for folder, picture in (("images", moved), ("trays", moved_tray)):
             (out_dir / folder).mkdir(parents=True, exist_ok=True)
-            cv2.imwrite(str(out_dir / folder / name), picture, [cv2.IMWRITE_JPEG_QUALITY, 92])
+            write_image(out_dir / folder / name, picture, (cv2.IMWRITE_JPEG_QUALITY, 92))
         values = ";".join(str(v) for v in item.values)
         rows.append([f"images/{name}", item.die_type, values, f"trays/{name}"])
     path = out_dir / "labels.csv"

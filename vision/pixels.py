@@ -60,12 +60,43 @@ def read_image(path: Path | str, what: str = "a picture") -> np.ndarray:
     path = Path(path)
     if path.is_dir():
         raise FrameError(f"{path} is a folder, not a picture")
-    if not path.is_file():
+    if not path.exists():
         raise FrameError(f"{path}: no such file")
-    image = cv2.imread(str(path), cv2.IMREAD_COLOR)
+    if not path.is_file():
+        raise FrameError(f"{path} is not a regular file (a pipe or a device), not a picture")
+    try:
+        image = decode_file(path)
+    except OSError as err:
+        raise FrameError(f"cannot read {path}: {err.strerror or err}") from None
     if image is None:
         raise FrameError(f"{path} is not a picture OpenCV can read (PNG, JPEG, BMP, TIFF, …)")
     return as_bgr8(image, f"{what} ({path})")
+
+
+def decode_file(path: Path) -> np.ndarray | None:
+    """The picture in the regular file ``path`` as OpenCV decodes it (None where it is no
+    picture); OSError where the file cannot be read.  The bytes are read by Python and
+    decoded from memory: ``cv2.imread`` crashes the process on a name that is not UTF-8
+    (a stick's files written by another system) and waits forever on a named pipe."""
+    data = np.frombuffer(Path(path).read_bytes(), np.uint8)
+    if data.size == 0:
+        return None
+    return cv2.imdecode(data, cv2.IMREAD_COLOR)
+
+
+def write_image(path: Path | str, image: np.ndarray, params: tuple[int, ...] = ()) -> None:
+    """``image`` written to ``path`` in the format its suffix names; OSError where it cannot
+    be written.  Encoded in memory and written by Python, as :func:`decode_file` reads:
+    ``cv2.imwrite`` crashes the process on a name that is not UTF-8, and says nothing but
+    False where the folder is not writable."""
+    path = Path(path)
+    try:
+        ok, data = cv2.imencode(path.suffix or ".png", image, list(params))
+    except cv2.error:  # no encoder for that suffix
+        ok = False
+    if not ok:
+        raise FrameError(f"cannot encode a picture as {path.suffix or '.png'} for {path}")
+    path.write_bytes(data.tobytes())
 
 
 DIM_TOP = 80  # grey levels: a frame whose brightest parts (the 99.9th percentile of grey,

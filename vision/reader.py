@@ -146,7 +146,8 @@ class DiceReader:
         self, image: np.ndarray, empty_tray: np.ndarray | None = None, pips: bool = False
     ) -> list[Found]:
         """The dice in ``image``; ``pips``: pip dice are expected (DieFinder.find)."""
-        return self._finds(image, empty_tray, pips)[0]
+        tray = None if empty_tray is None else as_bgr8(empty_tray, "the empty-tray picture")
+        return self._finds(as_bgr8(image), tray, pips)[0]
 
     def _finds(
         self,

@@ -33,6 +33,7 @@ from pathlib import Path
 import cv2
 import numpy as np
 
+from vision.pixels import write_image
 from vision.render_faces import (
     ONE_PIP,
     SHAPES,
@@ -567,7 +568,7 @@ def write_dataset(
         dice = tuple(str(dice_choices[int(k)]) for k in rng.integers(len(dice_choices), size=n))
         throw = render_throw(ThrowSpec(dice=dice, **spec_kwargs), rng)  # type: ignore[arg-type]
         name = f"images/synth_{i:05d}.png"
-        cv2.imwrite(str(directory / name), throw.image)
+        write_image(directory / name, throw.image)
         values = sorted(d.value for d in throw.dice)
         kinds = sorted({d.die for d in throw.dice})
         kind = kinds[0] if len(kinds) == 1 else "mixed"

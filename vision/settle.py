@@ -24,6 +24,7 @@ import cv2
 import numpy as np
 
 from vision.frames import Frame
+from vision.pixels import as_bgr8
 from vision.tray_area import TrayArea
 
 WIDTH = 160  # the comparison copy's width: dice stay several pixels wide
@@ -61,9 +62,8 @@ class SettleDetector:
     def _small(self, image: np.ndarray) -> np.ndarray:
         h, w = image.shape[:2]
         grey = cv2.cvtColor(image, cv2.COLOR_BGR2GRAY) if image.ndim == 3 else image
-        small = cv2.resize(
-            grey, (WIDTH, max(1, round(h * WIDTH / w))), interpolation=cv2.INTER_AREA
-        )
+        height = min(max(1, round(h * WIDTH / w)), 4 * WIDTH)  # a sliver of a frame: bounded
+        small = cv2.resize(grey, (WIDTH, height), interpolation=cv2.INTER_AREA)
         return cv2.GaussianBlur(small, (3, 3), 0).astype(np.int16)
 
     def _mask(self, area: TrayArea, shape: tuple[int, ...]) -> np.ndarray:
@@ -75,7 +75,7 @@ class SettleDetector:
     def feed(self, frame: Frame, area: TrayArea | None = None) -> SettleState:
         """The state after ``frame``; ``area``: only what moves inside the tray's area
         counts (the share is of the area)."""
-        small = self._small(frame.image)
+        small = self._small(as_bgr8(frame.image))
         last, self._last = self._last, small
         if last is None or last.shape != small.shape:
             self._still_since = frame.at

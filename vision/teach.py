@@ -38,7 +38,7 @@ from mechanics.reading import faces_of
 from vision.crops import crop_die
 from vision.die_shape import outline_shape, shape_gap
 from vision.felt import DARK_FELT
-from vision.pixels import FrameError, read_image
+from vision.pixels import FrameError, as_bgr8, read_image, write_image
 from vision.teach_body import MARGIN, Body, body_colour, colour_gap, locate
 from vision.teach_marks import SIDE, VARIANTS, Bank, Marks, Placed, ink_polarity
 
@@ -242,6 +242,25 @@ class _Taught:
     body: Body
 
 
+def _face(die: str, value: object) -> int:
+    """``value`` as a face of the die type ``die``; DieSetError where it is none (a float or
+    a bool too: the set is kept on disk by its faces' whole numbers)."""
+    if isinstance(value, bool) or not isinstance(value, (int, np.integer)):
+        raise DieSetError(f"a face is a whole number, not {value!r}")
+    if int(value) not in faces_of(reading_die(die)):
+        raise DieSetError(f"a {die} has no face {value}")
+    return int(value)
+
+
+def _crop(value: int, crop: object) -> np.ndarray:
+    """A taught face's crop as 8-bit BGR (grey, BGRA and 16-bit converted, as frames are);
+    DieSetError where it is no picture: one bad crop would spoil every reading of the set."""
+    try:
+        return as_bgr8(crop, f"the crop of face {value}")
+    except FrameError as err:
+        raise DieSetError(str(err)) from None
+
+
 @dataclass
 class DieSet:
     name: str
@@ -252,6 +271,8 @@ class DieSet:
     def __post_init__(self) -> None:
         if self.die not in DIE_TYPES:
             raise DieSetError(f"teach mode is for {', '.join(DIE_TYPES)}, not {self.die!r}")
+        self.crops = {_face(self.die, v): [_crop(v, c) for c in crops]
+                      for v, crops in self.crops.items()}  # fmt: skip
         self._taught = [self._seen(v, crop) for v, crops in self.crops.items() for crop in crops]
         self._bank: Bank | None = None  # built when first read (after all the teaching)
         self._dark: bool | None = None  # worked out when first asked (dark)
@@ -316,10 +337,7 @@ class DieSet:
         ``self.margin`` times its side (as :meth:`region` cuts it).  Returns what a person
         should check, "" where nothing: a die whose colour or outline is not that of the
         faces taught before may be another die, shown by mistake (:meth:`unlike`)."""
-        if value not in faces_of(self.reading_die):
-            raise DieSetError(f"a {self.die} has no face {value}")
-        if crop.ndim != 3 or min(crop.shape[:2]) < 8:
-            raise DieSetError("a taught face is a colour crop of at least 8×8 pixels")
+        value, crop = _face(self.die, value), _crop(value, crop)
         seen = self._seen(value, crop)
         unlike = self.unlike(seen)
         self.crops.setdefault(value, []).append(crop)
@@ -411,6 +429,9 @@ class DieSet:
         than the die (its body runs out of the square) is tried again, larger.  Says whether
         the die's body runs up to the frame's edge (cut by it).  ``split``: the body under
         the box is shared out between its cores first (see teach_body.locate)."""
+        image = as_bgr8(image)
+        if not all(math.isfinite(v) for v in box):
+            raise FrameError(f"a die's box must be four finite numbers, not {box}")
         region = self.region(image, box)
         match = self.match(region, split=split)
         if not match.seen:
@@ -448,6 +469,7 @@ class DieSet:
         if not self._taught:
             raise DieSetError(f"die set {self.name!r} has no taught faces yet")
         bank = self._ready()
+        crop = as_bgr8(crop, "a die's crop")
         region = cv2.resize(crop, (REGION, REGION), interpolation=cv2.INTER_AREA)
         boxed = Body(REGION / 2, REGION / 2, REGION / margin)  # the finder's box as the body
         body = locate(region, margin, split) if margin > ROOMY else boxed
@@ -510,7 +532,7 @@ class DieSet:
         for value, crops in sorted(self.crops.items()):
             for k, crop in enumerate(crops):
                 name = f"face{value}-{k}.png"
-                cv2.imwrite(str(folder / name), crop)
+                write_image(folder / name, crop)
                 faces.setdefault(str(value), []).append(name)
         meta = {"name": self.name, "die": self.die, "faces": faces, "margin": self.margin}
         tmp = folder / "dieset.json.tmp"

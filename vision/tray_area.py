@@ -22,6 +22,7 @@ import numpy as np
 
 from vision.advice import advice_for
 from vision.colour import colour_name
+from vision.pixels import as_bgr8
 from vision.readings import DieReading, ThrowReading
 
 INSIDE = 0.75  # a die whose box lies at least this share inside the area is in the tray ...
@@ -98,7 +99,7 @@ class TrayArea:
         where the tray lies once a camera knocked since the area was marked has shifted the
         whole picture by that much."""
         return TrayArea(tuple(
-            (min(1.0, max(0.0, x + dx / (w - 1))), min(1.0, max(0.0, y + dy / (h - 1))))
+            (min(1.0, max(0.0, x + dx / max(w - 1, 1))), min(1.0, max(0.0, y + dy / max(h - 1, 1))))
             for x, y in self.points
         ))  # fmt: skip
 
@@ -185,8 +186,10 @@ def suggest(image: np.ndarray) -> TrayArea | None:
     of the middle's colour (the camera looks at the tray's middle) that holds the middle,
     its dice, numerals and specks filled in, as a convex outline of at most 16 corners.
     None where the tray fills the picture (no area is needed) or none stands apart."""
+    image = as_bgr8(image, "the picture to find the tray in")
     h, w = image.shape[:2]
-    size = (SUGGEST_WIDTH, max(8, round(h * SUGGEST_WIDTH / w)))
+    k = SUGGEST_WIDTH / max(w, h)  # both sides bounded: a sliver of a picture stays small
+    size = (max(8, round(w * k)), max(8, round(h * k)))
     small = cv2.resize(image, size, interpolation=cv2.INTER_AREA)
     lab = cv2.cvtColor(cv2.GaussianBlur(small, (0, 0), 1.5), cv2.COLOR_BGR2LAB).astype(np.float32)
     sw, sh = size

@@ -21,7 +21,7 @@ from server.camera import CameraSource
 from server.ledger import Ledger
 from server.table import Table
 from tests.server.test_camera import _wait
-from vision.frames import CameraError, OpenCVCapture, is_live, open_camera
+from vision.frames import CameraError, Frame, OpenCVCapture, is_live, open_camera
 from vision.reader import DiceReader
 from vision.render import ThrowSpec, render_settling
 from vision.settle import SettleDetector
@@ -123,3 +123,56 @@ def test_which_cameras_are_live_and_a_file_still_ends(tmp_path: Path) -> None:
         OpenCVCapture(f"http://127.0.0.1:{_free_port()}/nothing.mjpg")
     with pytest.raises(CameraError, match="cannot open camera"):  # a stream, not a picture
         open_camera(f"http://127.0.0.1:{_free_port()}/snapshot.jpg")
+
+
+class _FailingDriver:
+    """A frame source whose driver raises its own error (not CameraError) after a few
+    frames, as a V4L2 camera's OSError does when it is pulled out mid-read."""
+
+    def __init__(self, images: list[np.ndarray], error: Exception) -> None:
+        self._images = iter(images)
+        self._error = error
+        self._at = 0.0
+        self.closed = False
+
+    def read(self) -> Frame | None:
+        image = next(self._images, None)
+        if image is None:
+            raise self._error
+        self._at += 0.1  # ten frames a second, as a camera's own clock stamps them
+        return Frame(image, self._at)
+
+    def close(self) -> None:
+        self.closed = True
+
+
+def test_a_driver_s_own_error_is_a_lost_camera_opened_again(tmp_path: Path) -> None:
+    rng = np.random.default_rng(16)
+    throw = [image for image, _ in render_settling(ThrowSpec(dice=("dF",) * 3), rng, 4, 8)]
+    opened: list[_FailingDriver] = []
+    failures = [RuntimeError("driver gone"), OSError(19, "No such device")]
+
+    def reopen() -> _FailingDriver:
+        if len(opened) == 1:  # the second opening fails too, in the driver's own way
+            opened.append(_FailingDriver([], ValueError("unused")))
+            raise OSError(16, "Device or resource busy")
+        opened.append(_FailingDriver(throw if opened else [], failures[min(len(opened), 1)]))
+        return opened[-1]
+
+    with Ledger(tmp_path) as ledger:
+        table = Table(ledger)
+        events: list[dict[str, Any]] = []
+        table.subscribe(events.append)
+        camera = CameraSource(
+            "camera", None, DiceReader(), table, SettleDetector(0.3),
+            reopen=reopen, backoff=(0.05, 0.1),
+        )  # fmt: skip
+        camera.start()
+        _wait(lambda: sum(e.get("event") == "disconnected" for e in events) >= 2)
+        _wait(lambda: camera.throws_read >= 1)
+        camera.stop()
+    lost = [e["detail"] for e in events if e.get("event") == "disconnected"]
+    assert "RuntimeError: driver gone" in lost[0], lost
+    retried = [e["detail"] for e in events if e.get("event") == "retrying"]
+    assert any("Device or resource busy" in r for r in retried), retried
+    assert camera.throws_read >= 1  # the camera was opened again and read the next throw

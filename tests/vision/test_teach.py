@@ -25,6 +25,7 @@ from vision.datasets import read_dataset, shared_photos
 from vision.finder import Found
 from vision.numbered_finds import SAME_BODY, camera_slant, iou
 from vision.perturb import perturb
+from vision.pixels import FrameError
 from vision.reader import DiceReader
 from vision.readings import holds
 from vision.render import PALETTE, ThrowSpec, render_die, render_settling, render_throw
@@ -477,6 +478,40 @@ def test_bad_teaching_is_refused_with_a_reason(tmp_path: Path) -> None:
     (spoilt / "face3-0.png").write_bytes(b"not a png")
     with pytest.raises(DieSetError, match=r"face3-0\.png is not a picture OpenCV can read"):
         DieSet.load(spoilt)
+
+
+def test_a_crop_that_is_no_picture_is_refused_and_the_set_still_reads(tmp_path: Path) -> None:
+    """One bad crop once spoilt every later reading of the set (a BGRA crop was taken, then
+    each match failed deep inside); a face that is no whole number was saved as "1.0",
+    which the set could not load again."""
+    taught = taught_from_renders("d20", 2, design=0)
+    crop = taught.crops[1][0]
+    dieset = DieSet("x", "d20")
+    for bad, says in [
+        (crop.astype(np.float32) / 255, "float32 pixels"),
+        (crop > 0, "bool pixels"),
+        (crop[:, :, :2], "its shape is"),
+        (crop[:4, :4], "at least 8×8"),
+        (None, "not NoneType"),
+    ]:
+        with pytest.raises(DieSetError, match=says):
+            dieset.teach(1, bad)  # type: ignore[arg-type]
+    for value in (1.0, True, "1"):
+        with pytest.raises(DieSetError, match="a face is a whole number"):
+            dieset.teach(value, crop)  # type: ignore[arg-type]
+    assert dieset.missing() == list(range(1, 21))  # nothing refused was kept
+    # grey and BGRA crops are the same picture, converted as frames are
+    dieset.teach(1, cv2.cvtColor(crop, cv2.COLOR_BGR2BGRA))
+    dieset.teach(2, taught.crops[2][0])
+    assert all(c.shape[2] == 3 for crops in dieset.crops.values() for c in crops)
+    dieset.save(tmp_path / "set")
+    again = DieSet.load(tmp_path / "set")
+    assert sorted(again.crops) == [1, 2]
+    assert again.match(crop).value == 1
+    with pytest.raises(FrameError, match="float64 pixels"):
+        again.match(crop.astype(np.float64))
+    with pytest.raises(FrameError, match="four finite numbers"):
+        again.read(crop, (float("nan"), 0.0, 10.0, 10.0))
 
 
 def test_teaching_without_labels_groups_throws_by_face(

@@ -1,0 +1,134 @@
+"""Frame sources and picture files that OpenCV alone handles badly: a file name that is not
+UTF-8 (cv2.imread and cv2.imwrite crash the process on it), a named pipe among the pictures
+(cv2.imread waits on it for ever), a text file opened as a film (FFmpeg draws its
+characters as frames)."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+import threading
+from pathlib import Path
+
+import cv2
+import numpy as np
+import pytest
+
+from vision.frames import CameraError, Frame, ImageFolder, OpenCVCapture, open_camera
+from vision.pixels import FrameError, read_image, write_image
+from vision.reader import DiceReader
+from vision.render import ThrowSpec, render_throw
+from vision.settle import SettleDetector
+from vision.tray_area import suggest
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def _odd_name(folder: Path, name: bytes) -> str:
+    """A path whose last part is the bytes ``name`` (not UTF-8), as Python spells it."""
+    return os.fsdecode(os.fsencode(folder) + b"/" + name)
+
+
+def test_pictures_with_names_that_are_not_utf8_are_written_and_read() -> None:
+    # in a child process: were it to crash, as cv2.imread does on such a name, the crash
+    # is this test's failure, not the end of the test run
+    script = (
+        "import os, sys, tempfile\n"
+        "import numpy as np\n"
+        "from vision.frames import ImageFolder, open_camera\n"
+        "from vision.frames import CameraError\n"
+        "from vision.pixels import read_image, write_image\n"
+        "folder = tempfile.mkdtemp()\n"
+        "path = os.fsdecode(os.fsencode(folder) + b'/w\\xfcrfel.png')\n"
+        "write_image(path, np.full((40, 60, 3), 77, np.uint8))\n"
+        "assert read_image(path).shape == (40, 60, 3)\n"
+        "frame = ImageFolder(folder).read()\n"
+        "assert frame is not None and int(frame.image[0, 0, 0]) == 77\n"
+        "film = os.fsdecode(os.fsencode(folder) + b'/w\\xfcrfel.avi')\n"
+        "open(film, 'wb').write(b'\\0' * 64)\n"
+        "try:\n"
+        "    open_camera(film)\n"
+        "except CameraError as err:\n"
+        "    print('refused:', err)\n"
+    )
+    done = subprocess.run([sys.executable, "-c", script], cwd=ROOT, capture_output=True,
+                          text=True, timeout=120)  # fmt: skip
+    assert done.returncode == 0, (done.returncode, done.stderr[-2000:])
+    assert "refused:" in done.stdout and "not UTF-8; rename it" in done.stdout
+
+
+def test_a_named_pipe_among_the_pictures_is_passed_over_not_waited_on(tmp_path: Path) -> None:
+    write_image(tmp_path / "1.png", np.full((40, 60, 3), 10, np.uint8))
+    os.mkfifo(tmp_path / "0.png")  # listed first, and no writer: opening it would block
+    got: list[object] = []
+    reader = threading.Thread(target=lambda: got.append(ImageFolder(tmp_path).read()))
+    reader.start()
+    reader.join(20)
+    if reader.is_alive():  # let the thread go: open the pipe's other end
+        with open(tmp_path / "0.png", "wb"):
+            pass
+        reader.join(5)
+        pytest.fail("the folder's reader waited on the named pipe")
+    frame = got[0]
+    assert frame is not None and getattr(frame, "name", "") == "1.png"
+    with pytest.raises(FrameError, match="not a regular file"):
+        read_image(tmp_path / "0.png")
+
+
+def test_a_text_file_is_not_opened_as_a_film(tmp_path: Path) -> None:
+    notes = tmp_path / "throws.txt"
+    notes.write_text("1 2 3 4 5 6 o o o\n" * 30)
+    with pytest.raises(CameraError, match="a text file, not a video"):
+        open_camera(str(notes))
+    video = tmp_path / "throw.avi"  # a real film still opens
+    writer = cv2.VideoWriter(str(video), cv2.VideoWriter.fourcc(*"MJPG"), 10, (64, 48))
+    writer.write(np.zeros((48, 64, 3), np.uint8))
+    writer.release()
+    capture = OpenCVCapture(str(video))
+    assert capture.read() is not None
+    capture.close()
+
+
+def test_no_camera_named_is_refused_not_read_as_the_current_folder() -> None:
+    for spec in ("", "  "):
+        with pytest.raises(CameraError, match="no camera named"):
+            open_camera(spec)
+
+
+def test_a_picture_that_cannot_be_written_says_why(tmp_path: Path) -> None:
+    with pytest.raises(OSError):
+        write_image(tmp_path / "no-such-folder" / "a.png", np.zeros((9, 9, 3), np.uint8))
+    with pytest.raises(FrameError, match="cannot encode"):
+        write_image(tmp_path / "a.unknown", np.zeros((9, 9, 3), np.uint8))
+
+
+def test_every_entry_point_takes_the_frames_the_reader_takes_and_refuses_the_rest() -> None:
+    """The settle detector, the finder and the tray's suggestion convert grey, one-channel
+    and 16-bit frames as the reader does, and refuse what it refuses with a FrameError (a
+    bare OpenCV error before, and float frames of moving dice taken as settled)."""
+    rng = np.random.default_rng(5)
+    image = render_throw(ThrowSpec(dice=("d6",) * 3), rng).image
+    grey = cv2.cvtColor(image, cv2.COLOR_BGR2GRAY)
+    reader = DiceReader()
+    boxes = [f.box for f in reader.find(image)]
+    assert len(boxes) == 3
+    for same in (grey, grey[:, :, None], grey.astype(np.uint16) << 8):
+        assert [f.box for f in reader.find(same)] == [f.box for f in reader.find(grey)]
+    still = SettleDetector(0.0)
+    assert still.feed(Frame(grey[:, :, None], 0.0)).moving  # the first frame: nothing before
+    assert still.feed(Frame(grey.astype(np.uint16) << 8, 0.1)).settled  # the same picture
+    for bad, says in [
+        (image.astype(np.float32) / 255, "float32 pixels"),
+        (image > 0, "bool pixels"),
+        (image[:0], "at least 8×8"),
+    ]:
+        with pytest.raises(FrameError, match=says):
+            SettleDetector().feed(Frame(bad, 0.0))
+        with pytest.raises(FrameError, match=says):
+            reader.find(bad)
+        with pytest.raises(FrameError, match=says):
+            suggest(bad)
+    # a sliver of a picture is made small both ways, not 256 pixels wide and tall beyond
+    # measure (an 8 × 2400 picture took 1 GB)
+    assert suggest(np.full((4000, 8, 3), 90, np.uint8)) is None
