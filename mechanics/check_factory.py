@@ -8,6 +8,9 @@ difficulty=6, fate="lucky")``.  Unknown parameters are refused by name.
 from __future__ import annotations
 
 import dataclasses
+import math
+import re
+from fractions import Fraction
 from typing import Any
 
 from mechanics import d6pool
@@ -43,6 +46,51 @@ def parameter_names(system: str) -> set[str]:
     return names[system]
 
 
+def _annotations(system: str) -> dict[str, str]:
+    """Each parameter's type, as its check's dataclass writes it ("int", "float", …)."""
+    classes: dict[str, tuple[type, ...]] = {
+        "dphi": (DphiCheck,), "peupfudge": (PeupfudgeCheck,),
+        "d6pool": (D6PoolCheck, d6pool.Roller), "decibel": (DecibelCheck,), "d5": (D5Check,),
+    }  # fmt: skip
+    kinds = {f.name: str(f.type) for c in classes[system] for f in dataclasses.fields(c)}
+    return {**kinds, "versus": "float" if system == "dphi" else kinds.get("versus", ""),
+            "opposed": "tuple[int, ...]"}  # fmt: skip
+
+
+def _fits(kind: str, value: object) -> bool:
+    """Whether ``value`` is of the parameter type ``kind``: a whole number for "int" (not
+    True, not 2.0), a finite number for "float", and so on.  A kind not named here (an
+    enumeration's) is left to the check itself."""
+    whole = isinstance(value, int) and not isinstance(value, bool)
+    if kind == "int":
+        return whole
+    if kind == "int | None":
+        return value is None or whole
+    if kind == "float":
+        return (
+            isinstance(value, int | float | Fraction)
+            and not isinstance(value, bool)
+            and (math.isfinite(value))
+        )
+    if kind == "bool":
+        return isinstance(value, bool)
+    if kind == "str":
+        return isinstance(value, str)
+    if kind == "tuple[int, ...]":
+        return isinstance(value, list | tuple) and all(_fits("int", v) for v in value)
+    return True
+
+
+_SAID = {
+    "int": "a whole number",
+    "int | None": "a whole number",
+    "float": "a finite real number",
+    "bool": "true or false",
+    "str": "text",
+    "tuple[int, ...]": "a list of whole numbers",
+}
+
+
 def create_check(system: str, **params: Any) -> DiceCheck:
     """A fresh check (no readings yet); ValueError names any bad parameter."""
     params = {k: v for k, v in params.items() if v is not None}
@@ -50,6 +98,11 @@ def create_check(system: str, **params: Any) -> DiceCheck:
     if unknown:
         known = ", ".join(sorted(parameter_names(system)))
         raise ValueError(f"{system}: unknown parameter {unknown[0]!r}; parameters are {known}")
+    kinds = _annotations(system)
+    for name, value in params.items():  # NaN, 2.5 dice or a level of True: refused here,
+        # before a check that cannot be worked out is made at all
+        if not _fits(kinds.get(name, ""), value):
+            raise ValueError(f"{system}: {name} must be {_SAID[kinds[name]]}, not {value!r}")
     try:
         if system == "dphi":
             if "versus" in params:
@@ -57,8 +110,10 @@ def create_check(system: str, **params: Any) -> DiceCheck:
                 return DphiSplitCheck(first=params.pop("might"), second=versus, **params)
             return DphiCheck(**params)
         if system == "peupfudge":
-            if "opposed" in params:
-                return PeupfudgeOpposedCheck(scores=tuple(params.pop("opposed")), **params)
+            if "opposed" in params:  # each side's L + A given whole: a level, bonus or
+                # difficulty beside them is no part of it (as `odds peupfudge --opposed`)
+                kept = {k: v for k, v in params.items() if k in ("dice", "die", "min_confidence")}
+                return PeupfudgeOpposedCheck(scores=tuple(params["opposed"]), **kept)
             return PeupfudgeCheck(**params)
         if system == "d6pool":
             roller_args = {k: params.pop(k) for k in ROLLER_FIELDS if k in params}
@@ -70,6 +125,12 @@ def create_check(system: str, **params: Any) -> DiceCheck:
         if system == "d5":
             return D5Check(**params)
     except TypeError as err:  # an unknown or missing parameter, said in the check's words
+        missing = re.search(r"missing \d+ required \S+ arguments?: (.*)", str(err))
+        if missing:
+            raise ValueError(f"{system}: missing parameter {missing.group(1)}") from None
+        unexpected = re.search(r"unexpected keyword argument (.*)", str(err))
+        if unexpected:
+            raise ValueError(f"{system}: no parameter {unexpected.group(1)} here") from None
         raise ValueError(f"{system}: {err}".replace("__init__() ", "")) from None
     except KeyError as err:
         raise ValueError(f"{system}: missing parameter {err}") from None

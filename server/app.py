@@ -21,7 +21,7 @@ from fastapi import (
     WebSocketDisconnect,
 )
 from fastapi.responses import HTMLResponse
-from pydantic import BaseModel, Field
+from pydantic import BaseModel, Field, StrictFloat, StrictInt
 
 from audit.ledger_audit import DieAudit, audit_die
 from audit.logs import LogError
@@ -42,11 +42,17 @@ class NewCheck(BaseModel):
     params: dict[str, Any] = Field(default_factory=dict, description="named as in odds")
 
 
+OWN_SOURCES = ("camera", "virtual", "tower")  # the appliance's own: not to be typed in
+
+
 class Die(BaseModel):
     die: str
-    value: int
-    confidence: float = 1.0
-    source: str = "manual"
+    value: StrictInt  # true is no face, nor "3" (a form's text) nor 3.0
+    confidence: StrictInt | StrictFloat = 1.0
+    source: str = Field(
+        "manual", pattern=r"^[a-z][a-z0-9_.:-]{0,39}$",
+        description="manual, or a script's own name (not the appliance's camera, tower or virtual)",
+    )  # fmt: skip
     identity: str | None = Field(None, description="a registered die's id (for its audit)")
 
 
@@ -62,8 +68,8 @@ class NewDie(BaseModel):
 
 
 class Confirmation(BaseModel):
-    index: int = Field(ge=0, le=199, description="which die of the throw, from 0")
-    face: int = Field(description="the face the die really shows")
+    index: StrictInt = Field(ge=0, le=199, description="which die of the throw, from 0")
+    face: StrictInt = Field(description="the face the die really shows")
 
 
 def create_app(
@@ -126,6 +132,11 @@ def create_app(
 
     @app.post("/api/checks/{check_id}/dice")
     def add_dice(check_id: str, body: Dice) -> dict[str, Any]:
+        taken = [d.source for d in body.dice if d.source.split(":")[0] in OWN_SOURCES]
+        if taken:
+            raise HTTPException(status_code=422, detail=(
+                f"the source {taken[0]!r} is the appliance's own: dice entered here are "
+                "'manual' (or a script's own name)"))  # fmt: skip
         try:
             readings = [
                 Reading(d.die, d.value, d.confidence, d.source, d.identity) for d in body.dice

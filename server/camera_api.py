@@ -11,7 +11,7 @@ import contextlib
 from typing import Any
 
 from fastapi import APIRouter, HTTPException, Path, Query, Response
-from pydantic import BaseModel, Field
+from pydantic import BaseModel, Field, StrictFloat, StrictInt
 
 from mechanics.reading import ReadingRefused
 from server.camera import CameraSource
@@ -30,7 +30,7 @@ from vision.tray_area import TrayArea, TrayAreaError, suggest
 
 class TeachFace(BaseModel):
     die: str = Field(description="d5, d6_numeral, d10 or d20")
-    value: int = Field(ge=-1, le=100, description="the face the one die in view shows")
+    value: StrictInt = Field(ge=-1, le=100, description="the face the one die in view shows")
     source: str = Field("camera", max_length=40)
 
 
@@ -39,11 +39,11 @@ class TakeEmptyTray(BaseModel):
 
 
 class UnsureConfirmation(BaseModel):
-    face: int | None = Field(None, description="the face the die shows; left out: the guess")
+    face: StrictInt | None = Field(None, description="the face the die shows; left out: the guess")
 
 
 class MarkTrayArea(BaseModel):
-    points: list[list[float]] = Field(
+    points: list[list[StrictInt | StrictFloat]] = Field(  # true is no corner, nor "0.5"
         description="the tray's corners in order round it, each [x, y]: a share (0 to 1) of "
         "the picture's width and height"
     )
@@ -54,7 +54,7 @@ class Collect(BaseModel):
 
 
 class GroupValues(BaseModel):
-    values: dict[int, int] = Field(description="group number -> the face its pictures show")
+    values: dict[int, StrictInt] = Field(description="group number -> the face its pictures show")
 
 
 def camera_routes(
@@ -285,7 +285,8 @@ def camera_routes(
         store = _areas()
         frame = table.last_frame(camera.name) if camera is not None else None
         try:
-            marked = store.mark(body.points, frame)  # the picture it was marked on, kept
+            corners = [[float(v) for v in point] for point in body.points]
+            marked = store.mark(corners, frame)  # the picture it was marked on, kept
         except TrayAreaError as err:
             raise HTTPException(status_code=422, detail=str(err)) from None
         if camera is not None:

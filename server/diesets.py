@@ -17,7 +17,7 @@ import cv2
 import numpy as np
 
 from vision.reader import DiceReader
-from vision.teach import DIE_TYPES, MARGIN, DieSet, DieSetError
+from vision.teach import DIE_TYPES, MARGIN, DieSet, DieSetError, checked_face
 from vision.tray_area import TrayArea, on_tray
 
 PICTURE = 128  # px: a taught or collected photo's side as the Devices page shows it
@@ -33,6 +33,8 @@ class DieSetStore:
     def __init__(self, data_dir: Path) -> None:
         self.folder = Path(data_dir) / "diesets"
         self._lock = threading.Lock()
+        self._writing = threading.RLock()  # one change at a time: two faces taught at once
+        # each loaded the set, added theirs and saved it, and one of the two was lost
         # name -> (modification times, the set or why it cannot be loaded)
         self._loaded: dict[str, tuple[tuple[int, int], DieSet | str]] = {}
 
@@ -42,7 +44,8 @@ class DieSetStore:
 
     def save(self, dieset: DieSet) -> None:
         """Keep ``dieset`` under its name (the camera reads with it from the next throw)."""
-        dieset.save(self._path(dieset.name))
+        with self._writing:
+            dieset.save(self._path(dieset.name))
 
     def _path(self, name: str) -> Path:
         if not re.fullmatch(r"[a-z0-9][a-z0-9-]{0,39}", name):
@@ -102,15 +105,19 @@ class DieSetStore:
         if die not in DIE_TYPES:
             raise DieSetError(f"teach mode is for {', '.join(DIE_TYPES)}, not {die!r}")
         path = self._path(name)
-        # a copy of its own, not the one the camera's thread reads with
-        dieset = DieSet.load(path) if (path / "dieset.json").is_file() else DieSet(name, die)
-        if dieset.die != die:
-            raise DieSetError(f"{name!r} is a set of {dieset.die}, not {die}")
+        checked_face(die, value)  # said first: not "show one die" for a face it lacks
         found = on_tray(reader.find(image), area, image.shape[1], image.shape[0])
-        if len(found) != 1:
-            raise DieSetError(f"show exactly one die to teach a face; the camera sees {len(found)}")
-        note = dieset.teach(value, DieSet.region(image, found[0].box))
-        dieset.save(path)
+        with self._writing:
+            # a copy of its own, not the one the camera's thread reads with
+            dieset = DieSet.load(path) if (path / "dieset.json").is_file() else DieSet(name, die)
+            if dieset.die != die:
+                raise DieSetError(f"{name!r} is a set of {dieset.die}, not {die}")
+            if len(found) != 1:
+                raise DieSetError(
+                    f"show exactly one die to teach a face; the camera sees {len(found)}"
+                )
+            note = dieset.teach(value, DieSet.region(image, found[0].box))
+            dieset.save(path)
         return dieset, "; ".join(filter(None, (note, dieset.aside_note())))
 
     def face_picture(self, name: str, value: int) -> bytes:
@@ -126,11 +133,12 @@ class DieSetStore:
         """Forget face ``value`` of set ``name`` (shown as another face by mistake): it is
         then still to show.  DieSetError when there is no such set or face."""
         path = self._path(name)
-        if not (path / "dieset.json").is_file():
-            raise DieSetError(f"no die set {name!r}")
-        dieset = DieSet.load(path)  # a copy of its own, not the one the camera reads with
-        dieset.forget(value)
-        dieset.save(path)
+        with self._writing:
+            if not (path / "dieset.json").is_file():
+                raise DieSetError(f"no die set {name!r}")
+            dieset = DieSet.load(path)  # a copy of its own, not the one the camera reads with
+            dieset.forget(value)
+            dieset.save(path)
         return dieset
 
     def remove(self, name: str) -> None:
@@ -138,9 +146,9 @@ class DieSetStore:
         next throw); DieSetError when there is no such set.  A set spoilt on disk can be
         removed too."""
         path = self._path(name)
-        if not (path / "dieset.json").is_file():
-            raise DieSetError(f"no die set {name!r}")
-        with self._lock:
+        with self._writing, self._lock:
+            if not (path / "dieset.json").is_file():
+                raise DieSetError(f"no die set {name!r}")
             shutil.rmtree(path)
             self._loaded.pop(name, None)
 

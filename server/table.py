@@ -8,6 +8,7 @@ back.  A refused reading changes nothing and is not recorded as a throw.
 
 from __future__ import annotations
 
+import json
 import random
 import threading
 import uuid
@@ -87,14 +88,19 @@ class Table:
         """A new check; ValueError says what is wrong with the parameters."""
         check = create_check(system, **params)
         active = ActiveCheck(uuid.uuid4().hex[:12], system, dict(params), check)
-        with self._lock:
-            self._checks[active.id] = active
-        state = active.to_dict()
-        self._ledger.append(
+        state = active.to_dict()  # a check whose odds cannot be worked out is refused here,
+        # not kept unseen: it would take the camera's throws and fail every listing of checks
+        try:
+            json.dumps(state, allow_nan=False)  # ... as one the ledger could not keep
+        except ValueError:
+            raise ValueError(f"{system}: these parameters give no finite odds") from None
+        self._ledger.append(  # recorded first: a check the ledger refused is no check
             "check",
             {"check": active.id, "system": system, "params": params,
              "probability": state["probability"]},
         )  # fmt: skip
+        with self._lock:
+            self._checks[active.id] = active
         self._announce({"type": "check", **state})
         return state
 

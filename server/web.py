@@ -65,6 +65,8 @@ def system_parameters(system: str, for_checks: bool = False) -> list[dict[str, A
             kind = "flag"
         elif action.choices:
             kind = "choice"
+        elif action.type is int and action.nargs in ("+", "*"):
+            kind = "ints"  # several whole numbers (an opposed action's scores)
         elif action.type is int:
             kind = "int"
         else:
@@ -91,6 +93,8 @@ def odds_for(system: str, params: dict[str, Any]) -> dict[str, Any]:
         flag = options[name].option_strings[0]
         if isinstance(options[name], argparse._StoreTrueAction):
             argv += [flag] if value is True else []
+        elif isinstance(value, list | tuple):
+            argv += [flag, *map(str, value)] if value else []
         elif value is not None and value != "":
             argv += [flag, str(value)]
     try:

@@ -14,6 +14,7 @@ can show compete.
 from __future__ import annotations
 
 import json
+import threading
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -77,6 +78,7 @@ class FaceClassifier:
         except cv2.error as err:
             raise ModelError(f"cannot load the face model {path}: {err}") from None
         self._net.setPreferableBackend(cv2.dnn.DNN_BACKEND_OPENCV)
+        self._lock = threading.Lock()  # a reader may be shared between threads
         try:  # a network for another crop side fails here, not on the first throw
             self._forward([np.zeros((self.size, self.size, 3), np.uint8)])
         except cv2.error:
@@ -86,8 +88,10 @@ class FaceClassifier:
             ) from None
 
     def _forward(self, crops: list[np.ndarray]) -> np.ndarray:
-        self._net.setInput(to_blob(crops))
-        logits = self._net.forward().astype(np.float64)
+        blob = to_blob(crops)
+        with self._lock:  # a network's input and output are its own: one caller at a time
+            self._net.setInput(blob)
+            logits = self._net.forward().astype(np.float64)
         logits -= logits.max(axis=1, keepdims=True)
         p = np.exp(logits)
         p /= p.sum(axis=1, keepdims=True)

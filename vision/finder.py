@@ -10,6 +10,7 @@ not differ from the tray is dropped (a mark on the felt is not a die).
 
 from __future__ import annotations
 
+import threading
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -161,6 +162,7 @@ class DieFinder:
     ) -> None:
         self._net = _load(path or MODELS / "finder.onnx")
         self._felt_net = _load(felt) if felt is not None else None
+        self._lock = threading.Lock()  # teaching from two requests at once shares a reader
         self.threshold = threshold
         self.small = small  # None: never look twice as large
 
@@ -251,8 +253,10 @@ class DieFinder:
     ) -> list[Found]:
         canvas, scale, shift = letterbox(image, size, zoom=zoom)
         net = self._felt_net if felt and self._felt_net is not None else self._net
-        net.setInput(cv2.dnn.blobFromImage(canvas, 1 / 255.0))
-        maps = net.forward()[0]
+        blob = cv2.dnn.blobFromImage(canvas, 1 / 255.0)
+        with self._lock:  # a network's input and output are its own: one caller at a time
+            net.setInput(blob)
+            maps = net.forward()[0]
         return decode(maps[0], maps[1], self.threshold, scale, shift)
 
 

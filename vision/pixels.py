@@ -12,6 +12,7 @@ warning of its own).
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 import cv2
@@ -85,10 +86,10 @@ def decode_file(path: Path) -> np.ndarray | None:
 
 
 def write_image(path: Path | str, image: np.ndarray, params: tuple[int, ...] = ()) -> None:
-    """``image`` written to ``path`` in the format its suffix names; OSError where it cannot
-    be written.  Encoded in memory and written by Python, as :func:`decode_file` reads:
-    ``cv2.imwrite`` crashes the process on a name that is not UTF-8, and says nothing but
-    False where the folder is not writable."""
+    """``image`` written to ``path`` in the format its suffix names, whole or not at all;
+    OSError where it cannot be written.  Encoded in memory and written by Python, as
+    :func:`decode_file` reads: ``cv2.imwrite`` crashes the process on a name that is not
+    UTF-8, and says nothing but False where the folder is not writable."""
     path = Path(path)
     try:
         ok, data = cv2.imencode(path.suffix or ".png", image, list(params))
@@ -96,7 +97,14 @@ def write_image(path: Path | str, image: np.ndarray, params: tuple[int, ...] = (
         ok = False
     if not ok:
         raise FrameError(f"cannot encode a picture as {path.suffix or '.png'} for {path}")
-    path.write_bytes(data.tobytes())
+    # whole or not at all: a picture read while it is written (a die set loaded as a face
+    # is taught again) is the old one or the new, never half of one
+    part = path.with_name(f".{path.name}.part")
+    try:
+        part.write_bytes(data.tobytes())
+        os.replace(part, path)
+    finally:
+        part.unlink(missing_ok=True)
 
 
 DIM_TOP = 80  # grey levels: a frame whose brightest parts (the 99.9th percentile of grey,

@@ -242,7 +242,7 @@ class _Taught:
     body: Body
 
 
-def _face(die: str, value: object) -> int:
+def checked_face(die: str, value: object) -> int:
     """``value`` as a face of the die type ``die``; DieSetError where it is none (a float or
     a bool too: the set is kept on disk by its faces' whole numbers)."""
     if isinstance(value, bool) or not isinstance(value, (int, np.integer)):
@@ -271,7 +271,7 @@ class DieSet:
     def __post_init__(self) -> None:
         if self.die not in DIE_TYPES:
             raise DieSetError(f"teach mode is for {', '.join(DIE_TYPES)}, not {self.die!r}")
-        self.crops = {_face(self.die, v): [_crop(v, c) for c in crops]
+        self.crops = {checked_face(self.die, v): [_crop(v, c) for c in crops]
                       for v, crops in self.crops.items()}  # fmt: skip
         self._taught = [self._seen(v, crop) for v, crops in self.crops.items() for crop in crops]
         self._bank: Bank | None = None  # built when first read (after all the teaching)
@@ -337,7 +337,7 @@ class DieSet:
         ``self.margin`` times its side (as :meth:`region` cuts it).  Returns what a person
         should check, "" where nothing: a die whose colour or outline is not that of the
         faces taught before may be another die, shown by mistake (:meth:`unlike`)."""
-        value, crop = _face(self.die, value), _crop(value, crop)
+        value, crop = checked_face(self.die, value), _crop(value, crop)
         seen = self._seen(value, crop)
         unlike = self.unlike(seen)
         self.crops.setdefault(value, []).append(crop)

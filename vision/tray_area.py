@@ -42,6 +42,26 @@ class _Boxed(Protocol):
 F = TypeVar("F", bound=_Boxed)
 
 
+def _crossing(points: Sequence[tuple[float, float]]) -> tuple[int, int] | None:
+    """The first two sides (numbered from 1: side k runs from corner k to the next) that
+    cross each other, None where none do: corners not in order round the tray make a bow
+    tie, whose share and inside are not the tray's."""
+
+    def turn(a: tuple[float, float], b: tuple[float, float], c: tuple[float, float]) -> float:
+        return (b[0] - a[0]) * (c[1] - a[1]) - (b[1] - a[1]) * (c[0] - a[0])
+
+    n = len(points)
+    sides = [(points[k], points[(k + 1) % n]) for k in range(n)]
+    for i in range(n):
+        for j in range(i + 2, n):
+            if i == 0 and j == n - 1:
+                continue  # the first and last sides meet at corner 1
+            (a, b), (c, d) = sides[i], sides[j]
+            if turn(a, b, c) * turn(a, b, d) < 0 and turn(c, d, a) * turn(c, d, b) < 0:
+                return i + 1, j + 1
+    return None
+
+
 class TrayAreaError(ValueError):
     """Corners that make no tray area; the message says which and why."""
 
@@ -72,6 +92,10 @@ class TrayArea:
                 raise TrayAreaError(f"corner {k + 1} of the tray area is {pair!r}: it must be "
                                     "[x, y], each a share of the picture from 0 to 1")  # fmt: skip
             points.append((float(pair[0]), float(pair[1])))
+        crossing = _crossing(points)
+        if crossing:
+            raise TrayAreaError(f"the tray area's sides {crossing[0]} and {crossing[1]} cross: "
+                                "mark its corners in order round the tray")  # fmt: skip
         area = cls(tuple(points))
         if area.share() < MIN_SHARE:
             raise TrayAreaError(f"the tray area covers {area.share():.1%} of the picture: mark "

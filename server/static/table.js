@@ -8,8 +8,10 @@ function params() {
   for (const input of document.querySelectorAll("#fields [name]")) {
     if (input.type === "checkbox") { if (input.checked) out[input.name] = true; continue; }
     if (input.value === "") continue;
-    out[input.name] = input.dataset.kind === "int" ? parseInt(input.value, 10)
-      : input.dataset.kind === "number" ? parseFloat(input.value) : input.value;
+    const kind = input.dataset.kind;
+    out[input.name] = kind === "int" ? parseInt(input.value, 10)
+      : kind === "ints" ? input.value.split(/[\s,;]+/).filter(Boolean).map((v) => parseInt(v, 10))
+      : kind === "number" ? parseFloat(input.value) : input.value;
   }
   return out;
 }
@@ -23,7 +25,9 @@ function buildFields() {
     if (p.kind === "flag") input = el("input", { type: "checkbox", id, name: p.name });
     else if (p.kind === "choice") input = el("select", { id, name: p.name },
       p.choices.map((c) => el("option", { value: c, selected: c === p.default }, c)));
-    else input = el("input", { id, name: p.name, type: p.kind === "text" ? "text" : "number",
+    else input = el("input", { id, name: p.name,
+      type: p.kind === "text" || p.kind === "ints" ? "text" : "number",
+      inputmode: p.kind === "ints" ? "numeric" : null, placeholder: p.kind === "ints" ? "3 5" : null,
       step: p.kind === "int" ? "1" : "any", required: p.required,
       value: p.default === null ? "" : p.default, "data-kind": p.kind });
     fields.append(el("div", {}, el("label", { for: id }, p.name.replaceAll("_", " ")), input,

@@ -82,6 +82,19 @@ def test_bad_input_gets_a_4xx_that_says_why(client: TestClient) -> None:
     wrong = client.post(url, json={"dice": [{"die": "d20", "value": 3}]})
     assert wrong.status_code == 400 and "needs a d6" in wrong.json()["detail"]
     assert client.post(url, json={"dice": []}).status_code == 422
+    for die in (
+        {"value": True},
+        {"value": "3"},
+        {"value": 3.0},
+        {"value": 3, "confidence": True},
+        {"value": 3, "source": "x" * 41},
+        {"value": 3, "source": "Kitchen table!"},
+    ):
+        typed = client.post(url, json={"dice": [{"die": "d6", **die}]})  # a face is a number
+        assert typed.status_code == 422, (die, typed.text)
+    for own in ("camera", "virtual", "tower:left"):  # the appliance's own sources: not typed in
+        posed = client.post(url, json={"dice": [{"die": "d6", "value": 3, "source": own}]})
+        assert posed.status_code == 422 and "the appliance's own" in posed.json()["detail"]
     assert client.get("/api/throws?limit=0").status_code == 422
     missing = client.post("/api/odds", json={"system": "dphi", "params": {}})
     assert missing.status_code == 422  # a required option missing is named (was "dphi: 2")

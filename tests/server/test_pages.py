@@ -242,6 +242,25 @@ def test_bad_input_on_the_page_says_what_is_wrong(base: str, browser: object) ->
     expect(card.locator(".prompt")).to_have_text("throw 3 d6")  # nothing was recorded
 
 
+def test_an_opposed_action_is_set_up_on_the_page_with_every_score(
+    base: str, browser: object
+) -> None:
+    """The opposed scores were a number field: "3 5" was sent as 3, which no check takes."""
+    from playwright.sync_api import Browser, expect
+
+    assert isinstance(browser, Browser)
+    page = browser.new_page()
+    page.goto(base)
+    page.select_option("#system", "peupfudge")
+    page.fill("#p-opposed", "3 5")
+    expect(page.locator("#chart svg").first).to_be_attached()  # the odds of the scores given
+    expect(page.locator("#form-error")).to_be_empty()
+    page.click("text=Start the check")
+    card = page.locator("article.card").first
+    expect(card.locator(".prompt")).to_have_text("throw 3 dF for participant #1")
+    page.close()
+
+
 def test_history_lists_throws_and_every_page_is_served_locally(base: str, browser: object) -> None:
     from playwright.sync_api import Browser, expect
 

@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import cv2
 import numpy as np
+import pytest
 from fastapi.testclient import TestClient
 
 from server.admin import AdminPin
@@ -17,6 +19,7 @@ from server.table import Table
 from vision.frames import Replay
 from vision.reader import DiceReader
 from vision.render import PALETTE, ThrowSpec, render_throw
+from vision.teach import DieSetError
 
 PIN = {"X-Admin-PIN": "7777"}
 
@@ -210,3 +213,25 @@ def test_faces_shown_through_a_steep_camera_are_taught_with_a_note_to_mount_it_o
     assert notes[0.0] == [""] * 6
     assert notes[0.3][:3] == [""] * 3  # too few faces to judge by
     assert all("camera looks at the tray at a slant" in note for note in notes[0.3][3:])
+
+
+def test_faces_taught_at_once_are_all_kept_and_a_face_the_die_lacks_is_said_first(
+    tmp_path: Path,
+) -> None:
+    """Two requests teaching one set at once each loaded it, added their face and saved it:
+    one face was lost, a face's picture was read half written, and the shared reader's
+    network failed under two callers."""
+    store = DieSetStore(tmp_path)
+    reader = DiceReader()
+    rng = np.random.default_rng(32)
+    shown = {value: render_throw(ThrowSpec(dice=("d20",), values=(value,), perspective=0.0,
+                                           looks=(PALETTE[2],)), rng).image
+             for value in range(1, 13)}  # fmt: skip
+    with ThreadPoolExecutor(6) as pool:
+        done = list(pool.map(lambda v: store.teach("red", "d20", v, shown[v], reader), shown))
+    assert len(done) == 12
+    assert sorted(store.get("red").crops) == list(range(1, 13))  # none lost
+    assert all(len(crops) == 1 for crops in store.get("red").crops.values())
+    empty = np.full_like(shown[1], 200)  # no die in view: the face is what is wrong
+    with pytest.raises(DieSetError, match="a d20 has no face 21"):
+        store.teach("red", "d20", 21, empty, reader)

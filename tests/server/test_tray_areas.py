@@ -55,9 +55,12 @@ def test_corners_that_make_no_tray_are_refused_and_the_area_in_use_kept(tmp_path
             ([[0, 0], [1, 1]], "a tray area has 3 to 64 corners"),
             ([[0, 0], [1, 0], [1, 2]], "corner 3 of the tray area is [1.0, 2.0]"),
             ([[0.5, 0.5], [0.51, 0.5], [0.5, 0.51]], "covers 0.0% of the picture"),
+            ([[0, 0], [1, 0], [0.2, 1], [1, 1]], "sides 2 and 4 cross"),  # corners out of order
+            ([[True, 0.9], [1, 0], [1, 1]], "valid number"),  # true is no share of the picture
+            ([["0.5", 0.9], [1, 0], [1, 1]], "valid number"),
         ):
             reply = client.put("/api/tray-area", json={"points": points}, headers=PIN)
-            assert reply.status_code == 422 and said in reply.json()["detail"], reply.text
+            assert reply.status_code == 422 and said in str(reply.json()["detail"]), reply.text
         typed = client.put("/api/tray-area", json={"points": "0,0;1,0;1,1"}, headers=PIN)
         assert typed.status_code == 422  # the API takes [[x, y], ...] only
         assert client.get("/api/tray-area").json()["points"] == LEFT  # nothing changed
