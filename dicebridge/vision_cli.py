@@ -279,6 +279,11 @@ def run_synth(args: argparse.Namespace) -> int:
         spec["glare"] = args.glare
     if args.directory.exists() and not args.directory.is_dir():
         return _fail(f"{args.directory} is a file: OUT is the folder the set is written to")
+    if (args.directory / "labels.csv").exists() or any((args.directory / "images").glob("*")):
+        return _fail(f"{args.directory} holds a photo set already (labels.csv or images/): "
+                     "write the new one into an empty folder")  # fmt: skip
+    if args.seed < 0:
+        return _fail("--seed must be 0 or more")
 
     step = min(100, max(1, args.count // 10))  # a large set takes minutes (6 images a second)
 

@@ -14,6 +14,7 @@ the order of a listing.
 from __future__ import annotations
 
 import csv
+import io
 import os
 import zlib
 from collections.abc import Iterator
@@ -21,6 +22,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 COLUMNS = ("file", "die_type", "values")
+BOX_COLUMNS = ("file", "value", "xmin", "ymin", "xmax", "ymax")
 FACES = {  # what a label may say each type of die shows (a d10's "10" is written 0)
     "d5": range(1, 6),
     "d6": range(1, 7),
@@ -65,6 +67,26 @@ def held_out(name: str) -> bool:
     return zlib.crc32(Path(name).name.encode()) % 2 == 1
 
 
+def csv_rows(path: Path, what: str) -> tuple[list[str], list[dict[str, str]]]:
+    """The header and the rows of the CSV file ``path`` (``what`` it is, for the message);
+    a DatasetError where it is no regular file, cannot be read or is not UTF-8 text.  A
+    byte-order mark before the header (as some spreadsheets save) is no part of it."""
+    path = Path(path)
+    if not path.is_file():
+        raise DatasetError(f"{path} is not a file (the {what})")
+    try:
+        text = path.read_bytes().decode("utf-8-sig")
+    except OSError as err:
+        raise DatasetError(f"cannot read the {what} {path}: {err.strerror or err}") from None
+    except UnicodeDecodeError as err:
+        raise DatasetError(f"{path} is not UTF-8 text (byte {err.start + 1}): save the "
+                           f"{what} as UTF-8 CSV") from None  # fmt: skip
+    table = csv.DictReader(io.StringIO(text, newline=""))
+    # a row cut short lacks its last cells (""), one too long has more (left out)
+    rows = [{k: v or "" for k, v in row.items() if isinstance(k, str)} for row in table]
+    return list(table.fieldnames or ()), rows
+
+
 def read_dataset(directory: Path) -> list[LabelledImage]:
     directory = Path(directory)
     labels = directory / "labels.csv"
@@ -72,22 +94,21 @@ def read_dataset(directory: Path) -> list[LabelledImage]:
         raise DatasetError(f"{labels} not found: a set needs labels.csv (file, die_type, values)")
     boxes = _read_boxes(directory / "boxes.csv") if (directory / "boxes.csv").is_file() else None
     out = []
-    with labels.open(newline="", encoding="utf-8") as handle:
-        table = csv.DictReader(handle)
-        lacking = [c for c in COLUMNS if c not in (table.fieldnames or ())]
-        if lacking:
-            has = ", ".join(table.fieldnames or ()) or "nothing (an empty file)"
-            raise DatasetError(
-                f"{labels} needs the columns {', '.join(COLUMNS)}; its first row has {has}"
-            )
-        for row_no, row in enumerate(table, start=2):
-            name, die_type = row["file"] or "", (row["die_type"] or "").strip()
-            values = _values(row["values"] or "", die_type, f"{labels} row {row_no}")
-            if not name.strip():
-                raise DatasetError(f"{labels} row {row_no}: no file named")
-            placed = None if boxes is None else tuple(boxes.get(name, ()))
-            kind = row.get("kind") or ""
-            out.append(LabelledImage(directory / name, die_type, values, placed, kind))
+    fields, rows = csv_rows(labels, "labels")
+    lacking = [c for c in COLUMNS if c not in fields]
+    if lacking:
+        has = ", ".join(fields) or "nothing (an empty file)"
+        raise DatasetError(
+            f"{labels} needs the columns {', '.join(COLUMNS)}; its first row has {has}"
+        )
+    for row_no, row in enumerate(rows, start=2):
+        name, die_type = row["file"] or "", (row["die_type"] or "").strip()
+        values = _values(row["values"] or "", die_type, f"{labels} row {row_no}")
+        if not name.strip():
+            raise DatasetError(f"{labels} row {row_no}: no file named")
+        placed = None if boxes is None else tuple(boxes.get(name, ()))
+        kind = row.get("kind") or ""
+        out.append(LabelledImage(directory / name, die_type, values, placed, kind))
     return out
 
 
@@ -116,20 +137,25 @@ def _values(text: str, die_type: str, where: str) -> tuple[int, ...]:
 
 def _read_boxes(path: Path) -> dict[str, list[Box]]:
     boxes: dict[str, list[Box]] = {}
-    with path.open(newline="", encoding="utf-8") as handle:
-        for row_no, row in enumerate(csv.DictReader(handle), start=2):
-            try:
-                box = Box(
-                    row.get("die") or "d6",
-                    int(row["value"]),
-                    float(row["xmin"]),
-                    float(row["ymin"]),
-                    float(row["xmax"]),
-                    float(row["ymax"]),
-                )
-            except (KeyError, ValueError) as err:
-                raise DatasetError(f"{path} row {row_no}: {err}") from None
-            boxes.setdefault(row["file"], []).append(box)
+    fields, rows = csv_rows(path, "dice's boxes")
+    lacking = [c for c in BOX_COLUMNS if c not in fields]
+    if lacking:
+        raise DatasetError(f"{path} needs the columns {', '.join(BOX_COLUMNS)}; it lacks "
+                           f"{', '.join(lacking)}")  # fmt: skip
+    for row_no, row in enumerate(rows, start=2):
+        try:
+            box = Box(
+                row.get("die") or "d6",
+                int(row["value"] or ""),
+                float(row["xmin"] or ""),
+                float(row["ymin"] or ""),
+                float(row["xmax"] or ""),
+                float(row["ymax"] or ""),
+            )
+        except ValueError:
+            raise DatasetError(f"{path} row {row_no}: value, xmin, ymin, xmax and ymax must "
+                               "be numbers (a row cut short?)") from None  # fmt: skip
+        boxes.setdefault(row["file"] or "", []).append(box)
     return boxes
 
 

@@ -14,11 +14,10 @@ set gives it; empty when it has no label), ``seen`` (what its top face shows),
 
 from __future__ import annotations
 
-import csv
 from dataclasses import dataclass, replace
 from pathlib import Path
 
-from vision.datasets import Box, DatasetError, LabelledImage
+from vision.datasets import FACES, Box, DatasetError, LabelledImage, csv_rows
 
 
 @dataclass(frozen=True)
@@ -31,12 +30,7 @@ class Erratum:
 
 
 def read_errata(path: Path) -> list[Erratum]:
-    path = Path(path)
-    try:
-        with path.open(newline="", encoding="utf-8") as handle:
-            rows = list(csv.DictReader(handle))
-    except OSError as err:
-        raise DatasetError(f"cannot read the errata file {path}: {err}") from None
+    _, rows = csv_rows(Path(path), "errata file")
     errata = []
     for row_no, row in enumerate(rows, start=2):
         try:
@@ -45,8 +39,11 @@ def read_errata(path: Path) -> list[Erratum]:
             errata.append(
                 Erratum(row["file"], box, labelled, int(row["seen"]), row.get("note", ""))
             )
-        except (KeyError, TypeError, ValueError) as err:
-            raise DatasetError(f"{path} row {row_no}: {err}") from None
+        except KeyError as err:
+            raise DatasetError(f"{path} row {row_no}: no column {err}") from None
+        except (TypeError, ValueError):
+            raise DatasetError(f"{path} row {row_no}: xmin, ymin, xmax, ymax, labelled and "
+                               "seen must be numbers (a row cut short?)") from None  # fmt: skip
     return errata
 
 
@@ -67,6 +64,12 @@ def apply_errata(items: list[LabelledImage], errata: list[Erratum]) -> list[Labe
         values = list(item.values)
         boxes = list(item.boxes) if item.boxes is not None else None
         for e in fixes_for(item):
+            faces = FACES.get(item.die_type, FACES["mixed"])
+            if e.seen not in faces or (e.labelled is not None and e.labelled not in faces):
+                raise DatasetError(
+                    f"{e.file}: an erratum's faces must be faces of its "
+                    f"{item.die_type} (seen {e.seen}, labelled {e.labelled})"
+                )
             if e.labelled is not None:
                 if e.labelled not in values:
                     raise DatasetError(f"{e.file} has no die labelled {e.labelled} to correct")

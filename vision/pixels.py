@@ -82,7 +82,34 @@ def decode_file(path: Path) -> np.ndarray | None:
     data = np.frombuffer(Path(path).read_bytes(), np.uint8)
     if data.size == 0:
         return None
-    return cv2.imdecode(data, cv2.IMREAD_COLOR)
+    try:
+        return cv2.imdecode(data, cv2.IMREAD_COLOR)
+    except cv2.error:  # a header that claims a picture larger than OpenCV will decode
+        return None
+
+
+def encode_image(image: np.ndarray, suffix: str = ".png", params: tuple[int, ...] = ()) -> bytes:
+    """``image`` encoded in the format ``suffix`` names; FrameError where none is."""
+    try:
+        ok, data = cv2.imencode(suffix, image, list(params))
+    except cv2.error:  # no encoder for that suffix
+        ok = False
+    if not ok:
+        raise FrameError(f"cannot encode a picture as {suffix}")
+    return bytes(data.tobytes())
+
+
+def write_whole(path: Path | str, data: bytes) -> None:
+    """``data`` written to ``path`` whole or not at all (OSError where it cannot be): a file
+    read while it is written (a die set loaded as a face is taught again) is the old one or
+    the new, never half of one, and a full disk leaves the old one."""
+    path = Path(path)
+    part = path.with_name(f".{path.name}.part")
+    try:
+        part.write_bytes(data)
+        os.replace(part, path)
+    finally:
+        part.unlink(missing_ok=True)
 
 
 def write_image(path: Path | str, image: np.ndarray, params: tuple[int, ...] = ()) -> None:
@@ -91,20 +118,7 @@ def write_image(path: Path | str, image: np.ndarray, params: tuple[int, ...] = (
     :func:`decode_file` reads: ``cv2.imwrite`` crashes the process on a name that is not
     UTF-8, and says nothing but False where the folder is not writable."""
     path = Path(path)
-    try:
-        ok, data = cv2.imencode(path.suffix or ".png", image, list(params))
-    except cv2.error:  # no encoder for that suffix
-        ok = False
-    if not ok:
-        raise FrameError(f"cannot encode a picture as {path.suffix or '.png'} for {path}")
-    # whole or not at all: a picture read while it is written (a die set loaded as a face
-    # is taught again) is the old one or the new, never half of one
-    part = path.with_name(f".{path.name}.part")
-    try:
-        part.write_bytes(data.tobytes())
-        os.replace(part, path)
-    finally:
-        part.unlink(missing_ok=True)
+    write_whole(path, encode_image(image, path.suffix or ".png", params))
 
 
 DIM_TOP = 80  # grey levels: a frame whose brightest parts (the 99.9th percentile of grey,

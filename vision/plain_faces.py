@@ -49,7 +49,9 @@ def unfound_blobs(image: np.ndarray, finds: Sequence[Box]) -> list[Box]:
     half = cv2.resize(
         small, (small.shape[1] // 2, small.shape[0] // 2), interpolation=cv2.INTER_AREA
     )
-    tray = cv2.medianBlur(half, int(TRAY_WINDOW * min(half.shape[:2])) | 1)
+    # OpenCV's median takes windows up to 255 px: a 10,000 px frame's is wider (a tray's
+    # smooth colour is the same from a window a little narrower)
+    tray = cv2.medianBlur(half, min(int(TRAY_WINDOW * min(half.shape[:2])) | 1, 255))
     tray = cv2.resize(tray, (small.shape[1], small.shape[0]), interpolation=cv2.INTER_LINEAR)
     step = cv2.absdiff(small, tray).astype(np.float32)
     apart = cv2.sqrt(cv2.transform(step * step, _SUM))  # the colour distance, per pixel

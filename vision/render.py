@@ -25,6 +25,7 @@ polygons are reported in the final image's pixels (box ``x1, y1`` exclusive).
 from __future__ import annotations
 
 import csv
+import io
 import math
 from collections.abc import Callable
 from dataclasses import dataclass, replace
@@ -33,7 +34,7 @@ from pathlib import Path
 import cv2
 import numpy as np
 
-from vision.pixels import write_image
+from vision.pixels import write_image, write_whole
 from vision.render_faces import (
     ONE_PIP,
     SHAPES,
@@ -578,13 +579,15 @@ def write_dataset(
         boxes.extend([name, d.die, d.value, *d.box] for d in throw.dice)
         if progress is not None:
             progress(i + 1)
-    path = directory / "labels.csv"
-    with path.open("w", newline="", encoding="utf-8") as fh:
-        out = csv.writer(fh, lineterminator="\n")
-        out.writerow(["file", "die_type", "values", "n_dice", "total", "upstream_split"])
-        out.writerows(labels)
-    with (directory / "boxes.csv").open("w", newline="", encoding="utf-8") as fh:
-        out = csv.writer(fh, lineterminator="\n")
-        out.writerow(["file", "die", "value", "xmin", "ymin", "xmax", "ymax"])
-        out.writerows(boxes)
-    return path
+    # the lists last, each whole: a set stopped half way has no labels.csv to be measured by
+    header: list[object] = ["file", "die", "value", "xmin", "ymin", "xmax", "ymax"]
+    write_whole(directory / "boxes.csv", _csv([header, *boxes]))
+    header = ["file", "die_type", "values", "n_dice", "total", "upstream_split"]
+    write_whole(directory / "labels.csv", _csv([header, *labels]))
+    return directory / "labels.csv"
+
+
+def _csv(rows: list[list[object]]) -> bytes:
+    text = io.StringIO()
+    csv.writer(text, lineterminator="\n").writerows(rows)
+    return text.getvalue().encode("utf-8")

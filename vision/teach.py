@@ -25,6 +25,7 @@ copied, inspected and re-taught.
 
 from __future__ import annotations
 
+import hashlib
 import json
 import math
 import re
@@ -38,12 +39,13 @@ from mechanics.reading import faces_of
 from vision.crops import crop_die
 from vision.die_shape import outline_shape, shape_gap
 from vision.felt import DARK_FELT
-from vision.pixels import FrameError, as_bgr8, read_image, write_image
+from vision.pixels import FrameError, as_bgr8, encode_image, read_image, write_whole
 from vision.teach_body import MARGIN, Body, body_colour, colour_gap, locate
 from vision.teach_marks import SIDE, VARIANTS, Bank, Marks, Placed, ink_polarity
 
 __all__ = ["DIE_TYPES", "MARGIN", "SIDE", "DieSet", "DieSetError", "FaceMatch", "locate"]
 
+FACE_FILE = r"face-?\d+-\d+(-[0-9a-f]{10})?\.png"  # a face's picture in a set's folder
 REGION = 128  # the square searched for the die's body, in pixels
 ROOMY = 1.2  # a crop cut wider than this many times its box has room around the die to find
 # its body in (an old set's crops are the box alone: margin 1.0)
@@ -526,21 +528,25 @@ class DieSet:
 
     # --- on disk ------------------------------------------------------------------------------
     def save(self, folder: Path) -> None:
+        """Keep the set in ``folder``, whole or not at all: each face's picture is named by
+        its content, so a picture of the set kept before is never written over, and
+        dieset.json, which names them, is replaced last.  A full disk or a stop half way
+        leaves the set as it was (OSError says why); the pictures no longer named go."""
         folder = Path(folder)
         folder.mkdir(parents=True, exist_ok=True)
         faces: dict[str, list[str]] = {}
         for value, crops in sorted(self.crops.items()):
             for k, crop in enumerate(crops):
-                name = f"face{value}-{k}.png"
-                write_image(folder / name, crop)
+                data = encode_image(crop)
+                name = f"face{value}-{k}-{hashlib.sha256(data).hexdigest()[:10]}.png"
+                if not (folder / name).is_file():
+                    write_whole(folder / name, data)
                 faces.setdefault(str(value), []).append(name)
         meta = {"name": self.name, "die": self.die, "faces": faces, "margin": self.margin}
-        tmp = folder / "dieset.json.tmp"
-        tmp.write_text(json.dumps(meta, indent=1) + "\n", encoding="utf-8")
-        tmp.replace(folder / "dieset.json")
+        write_whole(folder / "dieset.json", (json.dumps(meta, indent=1) + "\n").encode())
         kept = {name for names in faces.values() for name in names}
         for old in folder.glob("face*-*.png"):  # a face forgotten, or a set taught anew
-            if re.fullmatch(r"face-?\d+-\d+\.png", old.name) and old.name not in kept:
+            if re.fullmatch(FACE_FILE, old.name) and old.name not in kept:
                 old.unlink(missing_ok=True)
 
     @classmethod

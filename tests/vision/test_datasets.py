@@ -3,11 +3,13 @@ shows, or a die type the camera does not read, is named with its row, not scored
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 import pytest
 
 from vision.datasets import DatasetError, read_dataset
+from vision.errata import apply_errata, read_errata
 
 
 def _labels(folder: Path, *rows: str) -> Path:
@@ -47,3 +49,29 @@ def test_rows_every_die_type_may_show_are_read_sorted(tmp_path: Path) -> None:
         "a.jpg": (1, 3, 6), "b.jpg": (-1, 0, 1), "c.jpg": (0, 9), "d.jpg": (20,),
         "e.jpg": (5,), "f.jpg": (2,), "g.jpg": (-1, 20), "h.jpg": (),
     }  # fmt: skip
+
+
+def test_a_file_that_is_no_utf8_text_or_cut_short_is_said_so(tmp_path: Path) -> None:
+    """A Latin-1 labels file, a boxes.csv row cut short and an impossible erratum ended in
+    tracebacks; a byte-order mark before the header made its columns look missing."""
+    folder = tmp_path / "set"
+    folder.mkdir()
+    (folder / "labels.csv").write_bytes(b"file,die_type,values\nw\xfcrfel.jpg,d6,3\n")
+    with pytest.raises(DatasetError, match=r"labels.csv is not UTF-8 text \(byte 23\)"):
+        read_dataset(folder)
+    (folder / "labels.csv").write_bytes(b"\xef\xbb\xbffile,die_type,values\na.jpg,d6,3\n")
+    assert [item.values for item in read_dataset(folder)] == [(3,)]  # a spreadsheet's BOM
+    (folder / "boxes.csv").write_text("file,die,value,xmin,ymin,xmax,ymax\na.jpg,d6\n")
+    with pytest.raises(DatasetError, match=r"boxes.csv row 2: .* must be numbers"):
+        read_dataset(folder)
+    (folder / "boxes.csv").write_text("file,die,value\na.jpg,d6,3\n")
+    with pytest.raises(DatasetError, match="lacks xmin, ymin, xmax, ymax"):
+        read_dataset(folder)
+    (folder / "boxes.csv").write_text("file,die,value,xmin,ymin,xmax,ymax\na.jpg,d6,3,1,1,9,9\n")
+    errata = tmp_path / "errata.csv"
+    errata.write_text("file,xmin,ymin,xmax,ymax,labelled,seen\na.jpg,1,1,9,9,3,9\n")
+    with pytest.raises(DatasetError, match=r"faces of its d6 \(seen 9, labelled 3\)"):
+        apply_errata(read_dataset(folder), read_errata(errata))
+    os.mkfifo(tmp_path / "fifo.csv")  # no writer: reading it would wait for ever
+    with pytest.raises(DatasetError, match="is not a file"):
+        read_errata(tmp_path / "fifo.csv")

@@ -132,3 +132,9 @@ def test_every_entry_point_takes_the_frames_the_reader_takes_and_refuses_the_res
     # a sliver of a picture is made small both ways, not 256 pixels wide and tall beyond
     # measure (an 8 × 2400 picture took 1 GB)
     assert suggest(np.full((4000, 8, 3), 90, np.uint8)) is None
+
+
+def test_a_frame_ten_thousand_pixels_wide_is_read() -> None:
+    """The blank-face search's median window outgrew what OpenCV takes (255 px)."""
+    reading = DiceReader().read(np.full((10000, 10000, 3), 120, np.uint8), "any")
+    assert reading.dice == [] and reading.problem == "no dice seen"

@@ -666,6 +666,14 @@ def test_synth_refuses_a_tilt_it_cannot_draw_and_a_file_for_its_folder(
     assert main(["vision", "synth", str(afile), "--count", "1"]) == 2
     assert "is a file: OUT is the folder the set is written to" in capsys.readouterr().err
     assert afile.read_text(encoding="utf-8") == "mine"
+    assert main(["vision", "synth", str(out), "--count", "1", "--seed", "-1"]) == 2
+    assert "--seed must be 0 or more" in capsys.readouterr().err
+    mine = tmp_path / "mine"  # a set of one's own photos is not written over
+    (mine / "images").mkdir(parents=True)
+    (mine / "labels.csv").write_text("file,die_type,values\nimages/a.jpg,d6,3\n")
+    assert main(["vision", "synth", str(mine), "--count", "1"]) == 2
+    assert "holds a photo set already" in capsys.readouterr().err
+    assert (mine / "labels.csv").read_text().endswith("images/a.jpg,d6,3\n")
 
 
 def test_synth_tells_how_far_it_has_come(

@@ -1003,3 +1003,40 @@ def test_pip_dice_are_not_named_numbered_for_a_set_of_their_colour() -> None:
                     changed.append((a.problem, b.problem))
     # measured: 578 such dice in four looks, flat and cocked, none changed
     assert dice >= 30 and changed == [], changed
+
+
+def test_a_set_saved_over_is_whole_or_as_it_was(tmp_path: Path) -> None:
+    """Saving a set over one kept before wrote its faces' pictures over the old ones, then
+    its list of them: stopped half way (a full disk), the set on disk was half one set and
+    half the other, and a picture cut short spoilt it."""
+    old = taught_from_renders("d10", 2, "red")
+    old.save(tmp_path / "red")
+    kept = {p.name: p.read_bytes() for p in (tmp_path / "red").iterdir()}
+    new = taught_from_renders("d10", 5, "red")  # another look: every picture differs
+    writes = 0
+    real = Path.write_bytes
+
+    def disk_fills(path: Path, data: bytes) -> int:  # the fourth picture finds the disk full
+        nonlocal writes
+        writes += 1
+        if writes == 4:
+            real(path, data[: len(data) // 2])
+            raise OSError(28, "No space left on device")
+        return real(path, data)
+
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(Path, "write_bytes", disk_fills)
+        with pytest.raises(OSError, match="No space left"):
+            new.save(tmp_path / "red")
+    after = {p.name: p.read_bytes() for p in (tmp_path / "red").iterdir()}
+    assert {n: after[n] for n in kept} == kept  # the set kept before, untouched
+    assert not any(n.endswith(".part") for n in after)  # nothing half written left
+    loaded = DieSet.load(tmp_path / "red")
+    assert all(
+        np.array_equal(a, b)
+        for v in old.crops
+        for a, b in zip(loaded.crops[v], old.crops[v], strict=True)
+    )
+    new.save(tmp_path / "red")  # room again: the new set, and the old pictures gone
+    assert sorted(p.name for p in (tmp_path / "red").iterdir() if p.name not in kept)
+    assert not set(kept) - {"dieset.json"} & {p.name for p in (tmp_path / "red").iterdir()}
