@@ -131,7 +131,9 @@ def run_eval(args: argparse.Namespace) -> int:
     except FrameError as err:
         return _fail(str(err))
     items = [i for i in items if i.die_type != "none"]  # an empty tray has nothing to read
-    if args.limit:
+    if args.limit is not None:
+        if args.limit < 1:
+            return _fail("--limit must be 1 or more")
         items = items[: args.limit]
     if not items:
         return _fail(f"no images in {args.directory} ({args.split})")
@@ -212,8 +214,15 @@ def run_read(args: argparse.Namespace) -> int:
         reader = _reader_for(args.dieset)
     except (ModelError, DieSetError) as err:
         return _fail(str(err))
-    die = next(iter(reader.diesets)) if reader.diesets else args.die
-    result = reader.read_crop(image, die) if args.crop else reader.read(image, die, tray)
+    # with sets of several types, a die of one is read by its own (`also`), not as the first's
+    die, *also = list(reader.diesets) or [args.die]
+    if tray is not None and tray.shape != image.shape:
+        print(f"dicebridge vision read: the empty-tray picture is {tray.shape[1]}×"
+              f"{tray.shape[0]}, the photo {image.shape[1]}×{image.shape[0]}: read without it",
+              file=sys.stderr)  # fmt: skip
+        tray = None
+    result = (reader.read_crop(image, die) if args.crop
+              else reader.read(image, die, tray, also=also))  # fmt: skip
     result = within(result, area, image.shape[1], image.shape[0])
     if args.json:
         print(json.dumps({"dice": [d.to_dict() for d in result.dice], "problem": result.problem,

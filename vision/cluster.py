@@ -10,6 +10,7 @@ teaches them all at once.
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -74,7 +75,7 @@ def teach_from_folders(folder: Path, name: str, die: str) -> DieSet:
     """A die set from group folders the owner renamed to face values (others are skipped)."""
     dieset = DieSet(name, die)
     for sub in sorted(p for p in Path(folder).iterdir() if p.is_dir()):
-        if not sub.name.lstrip("-").isdigit():
+        if not re.fullmatch(r"-?[0-9]+", sub.name):
             continue  # still "group-NN": not labelled yet
         for png in sorted(sub.glob("*.png")):
             try:

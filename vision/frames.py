@@ -9,6 +9,7 @@ for tests and the demo.  Vendor errors become :class:`CameraError`.
 
 from __future__ import annotations
 
+import stat
 import time
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
@@ -249,4 +250,10 @@ def open_camera(spec: str, size: tuple[int, int] | None = None) -> FrameSource:
         return OpenCVCapture(spec)  # a stream (its address may end in .jpg)
     if Path(spec).is_dir() or Path(spec).suffix.lower() in IMAGE_SUFFIXES:
         return ImageFolder(Path(spec))  # photographs, each a settled throw
+    try:
+        mode = Path(spec).stat().st_mode
+    except OSError:
+        mode = 0  # no such file: OpenCV says so (or it is a stream it knows)
+    if stat.S_ISFIFO(mode) or stat.S_ISSOCK(mode):  # OpenCV would wait on it for ever
+        raise CameraError(f"cannot open {spec!r}: it is a pipe or a socket, not a video file")
     return OpenCVCapture(spec)

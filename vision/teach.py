@@ -250,7 +250,8 @@ def checked_face(die: str, value: object) -> int:
     if isinstance(value, bool) or not isinstance(value, (int, np.integer)):
         raise DieSetError(f"a face is a whole number, not {value!r}")
     if int(value) not in faces_of(reading_die(die)):
-        raise DieSetError(f"a {die} has no face {value}")
+        tip = " (its 10 is taught as 0)" if die == "d10" and value == 10 else ""
+        raise DieSetError(f"a {die} has no face {value}{tip}")
     return int(value)
 
 
@@ -566,6 +567,9 @@ class DieSet:
                         raise DieSetError(f"die set {folder}: {err}") from None
                     crops.setdefault(int(value), []).append(crop)
             margin = float(meta.get("margin", 1.0))  # older sets kept the box alone
+            if not 1.0 <= margin <= 5.0:  # NaN too: every die would be "not of the set"
+                raise DieSetError(f"{folder / 'dieset.json'}: margin {margin} is not 1 to 5 "
+                                  "(the crops' side over the die's box)")  # fmt: skip
             return cls(meta["name"], meta["die"], crops, margin)
         except KeyError as err:
             raise DieSetError(f"{folder / 'dieset.json'} lacks {err} (written by `vision teach`)"

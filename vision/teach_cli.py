@@ -11,6 +11,7 @@ make a whole set and replace it.
 from __future__ import annotations
 
 import argparse
+import re
 import sys
 from pathlib import Path
 from typing import Any
@@ -65,18 +66,34 @@ def run_cluster(args: argparse.Namespace) -> int:
     except (CameraError, FrameError) as err:
         print(f"dicebridge vision cluster: {err}", file=sys.stderr)
         return 2
+    if args.out.exists() and (not args.out.is_dir() or any(args.out.iterdir())):
+        print(f"dicebridge vision cluster: {args.out} is not an empty folder: the groups are "
+              "written into a new one (old groups beside them would be taught too)",
+              file=sys.stderr)  # fmt: skip
+        return 2
     reader = DiceReader()
-    regions, skipped = [], 0
+    regions, skipped, unread = [], 0, []
     while (frame := frames.read()) is not None:
-        found = reader.find(frame.image, tray)
+        try:
+            found = reader.find(frame.image, tray)
+        except FrameError as err:  # one bad picture among the frames: said, not the end
+            unread.append(f"{frame.name}: {err}")
+            continue
         if len(found) != 1:
             skipped += 1  # a frame must show exactly one die
             continue
         regions.append(DieSet.region(frame.image, found[0].box))
+    for why in unread[:5]:
+        print(f"dicebridge vision cluster: left out {why}", file=sys.stderr)
     if len(regions) < 2:
         print("dicebridge vision cluster: fewer than two frames show one die", file=sys.stderr)
         return 2
-    made = Groups.of(regions, args.die).write(args.out)
+    try:
+        made = Groups.of(regions, args.die).write(args.out)
+    except OSError as err:
+        print(f"dicebridge vision cluster: cannot write the groups into {args.out}: "
+              f"{err.strerror or err}", file=sys.stderr)  # fmt: skip
+        return 2
     print(f"{len(regions)} dice in {len(made)} groups under {args.out} ({skipped} frames skipped: "
           "not exactly one die); rename each group folder to the value its face shows, then "
           f"`dicebridge vision teach SET --die {args.die} --from-clusters {args.out}`")  # fmt: skip
@@ -106,7 +123,7 @@ def run_teach(args: argparse.Namespace) -> int:
                     shown.append((item.values[0], item.path))
         for text in args.face:
             value, sep, path = text.partition("=")
-            if not sep or not value.lstrip("-").isdigit():
+            if not sep or not re.fullmatch(r"-?[0-9]+", value):
                 return fail(f"write a face as VALUE=PATH, not {text!r}")
             shown.append((int(value), Path(path)))
     except DatasetError as err:
@@ -123,7 +140,10 @@ def run_teach(args: argparse.Namespace) -> int:
             dieset = taught_from_renders(args.die, args.synthetic_look, args.name or args.out.name)
         except ValueError as err:
             return fail(str(err))
-        dieset.save(args.out)
+        if shown:
+            return fail("--synthetic-look teaches every face from renders: give no photos")
+        if why := _unsaved(dieset, args.out):
+            return fail(why)
         print(f"taught every face of a synthetic {args.die} (look {args.synthetic_look}) "
               f"into {args.out}")  # fmt: skip
         return 0
@@ -134,7 +154,8 @@ def run_teach(args: argparse.Namespace) -> int:
             dieset = teach_from_folders(args.from_clusters, args.name or args.out.name, args.die)
         except (DieSetError, OSError) as err:
             return fail(str(err))
-        dieset.save(args.out)
+        if why := _unsaved(dieset, args.out):
+            return fail(why)
         print(f"taught faces {sorted(dieset.crops)} of a {args.die} into {args.out}")
         missing = dieset.missing()
         if missing:
@@ -171,7 +192,8 @@ def run_teach(args: argparse.Namespace) -> int:
             return fail(f"{path}: {err}")
         if note:
             notes.append(f"check {path}: {note}")
-    dieset.save(args.out)
+    if why := _unsaved(dieset, args.out):
+        return fail(why)
     missing = dieset.missing()
     added = f" (beside the {before} it had)" if before else ""
     print(f"taught {len(shown)} photos of a {args.die} into {args.out}{added}")
@@ -185,6 +207,18 @@ def run_teach(args: argparse.Namespace) -> int:
     if aside := dieset.aside_note():
         print(f"check the set: {aside}")
     return 0
+
+
+def _unsaved(dieset: DieSet, out: Path) -> str:
+    """Why ``dieset`` could not be kept in ``out`` ("" where it was: whole, or the set there
+    before left as it was)."""
+    if out.exists() and not out.is_dir():
+        return f"{out} is a file: OUT is the folder the set is kept in"
+    try:
+        dieset.save(out)
+    except OSError as err:
+        return f"cannot write the set into {out}: {err.strerror or err}"
+    return ""
 
 
 def _say_once(dieset: DieSet) -> None:

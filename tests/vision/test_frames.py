@@ -137,4 +137,10 @@ def test_every_entry_point_takes_the_frames_the_reader_takes_and_refuses_the_res
 def test_a_frame_ten_thousand_pixels_wide_is_read() -> None:
     """The blank-face search's median window outgrew what OpenCV takes (255 px)."""
     reading = DiceReader().read(np.full((10000, 10000, 3), 120, np.uint8), "any")
-    assert reading.dice == [] and reading.problem == "no dice seen"
+    assert reading.dice == () and reading.problem == "no dice seen"
+
+
+def test_a_pipe_named_as_a_film_is_refused_not_waited_on(tmp_path: Path) -> None:
+    os.mkfifo(tmp_path / "throws.mp4")
+    with pytest.raises(CameraError, match="a pipe or a socket, not a video file"):
+        open_camera(str(tmp_path / "throws.mp4"))

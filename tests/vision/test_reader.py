@@ -416,6 +416,9 @@ def test_eval_names_listed_files_it_cannot_read_and_scores_the_rest(
     capsys.readouterr()
     assert main(["vision", "eval", str(folder), "--json", "--no-baseline"]) == 0
     whole = json.loads(capsys.readouterr().out)
+    for limit in ("0", "-1"):  # was: all the images, or all but the last (Python's slice)
+        assert main(["vision", "eval", str(folder), "--limit", limit]) == 2
+        assert "--limit must be 1 or more" in capsys.readouterr().err
     (folder / "images" / "broken.png").write_bytes(b"not a png")
     with (folder / "labels.csv").open("a", encoding="utf-8") as labels:
         labels.write("images/gone.png,dF,1\nimages/broken.png,dF,-1;0\n")

@@ -1,7 +1,9 @@
-"""`dicebridge vision teach`: photos taught into a folder that holds a set join its faces."""
+"""`dicebridge vision teach` and `vision cluster`: photos taught into a folder that holds a set
+join its faces; bad folders and face names are said in one line."""
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import cv2
@@ -10,7 +12,7 @@ import pytest
 
 from dicebridge.cli import main
 from vision.render import PALETTE, ThrowSpec, render_throw
-from vision.teach import DieSet
+from vision.teach import DieSet, DieSetError
 
 
 def _photos(folder: Path, values: tuple[int, ...]) -> list[str]:
@@ -76,3 +78,44 @@ def test_a_face_the_die_does_not_have_is_refused_before_anything_is_taught(
                  "10=" + second.partition("=")[2]]) == 2  # fmt: skip
     assert "a d10 has no face 10 (its 10 is taught as 0)" in capsys.readouterr().err
     assert not (tmp_path / "d10").exists()
+
+
+def test_bad_folders_and_face_names_are_said_in_one_line(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """An OUT that is a file ended in a traceback, a face written "²" or "--3" too, a margin
+    of NaN in dieset.json made every die "not of the set", and a second `vision cluster`
+    into the same folder left the first run's groups among the new ones."""
+    (photo,) = _photos(tmp_path, (1,))
+    path = photo.partition("=")[2]
+    afile = tmp_path / "afile"
+    afile.write_text("mine", encoding="utf-8")
+    for argv, says in [
+        ([str(afile), "--die", "d5", "--face", photo], "is a file: OUT is the folder"),
+        ([str(tmp_path / "s"), "--die", "d5", "--face", f"²={path}"], "write a face as VALUE="),
+        ([str(tmp_path / "s"), "--die", "d5", f"--face=--3={path}"], "write a face as VALUE="),
+        ([str(tmp_path / "s"), "--die", "d5", "--synthetic-look", "0", "--face", photo],
+         "--synthetic-look teaches every face from renders: give no photos"),
+    ]:  # fmt: skip
+        assert main(["vision", "teach", *argv]) == 2, argv
+        assert says in capsys.readouterr().err, argv
+    assert afile.read_text(encoding="utf-8") == "mine" and not (tmp_path / "s").exists()
+    out = tmp_path / "set"
+    assert main(["vision", "teach", str(out), "--die", "d5", "--face", photo]) == 0
+    meta = json.loads((out / "dieset.json").read_text(encoding="utf-8"))
+    (out / "dieset.json").write_text(json.dumps({**meta, "margin": float("nan")}))
+    with pytest.raises(DieSetError, match="margin nan is not 1 to 5"):
+        DieSet.load(out)
+    frames = tmp_path / "frames"
+    frames.mkdir()
+    cv2.imwrite(str(frames / "tiny.png"), np.zeros((1, 1, 3), np.uint8))  # among the throws
+    rng = np.random.default_rng(9)
+    for k in range(3):
+        spec = ThrowSpec(dice=("d5",), perspective=0.0, looks=(PALETTE[2],))
+        cv2.imwrite(str(frames / f"{k}.png"), render_throw(spec, rng).image)
+    groups = tmp_path / "groups"
+    assert main(["vision", "cluster", str(frames), str(groups), "--die", "d5"]) == 0
+    said = capsys.readouterr()
+    assert "left out tiny.png: a frame is 1×1 pixels" in said.err and "3 dice in" in said.out
+    assert main(["vision", "cluster", str(frames), str(groups), "--die", "d5"]) == 2
+    assert "is not an empty folder" in capsys.readouterr().err

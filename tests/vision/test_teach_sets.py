@@ -3,12 +3,16 @@ table bring their own d10s or d20s, each taught as a set of its own."""
 
 from __future__ import annotations
 
+import dataclasses
+import json
 from collections import Counter
 from pathlib import Path
 
+import cv2
 import numpy as np
 import pytest
 
+from dicebridge.cli import main
 from server.diesets import DieSetStore
 from vision.advice import FOREIGN
 from vision.reader import DiceReader
@@ -67,3 +71,31 @@ def test_the_appliance_reads_with_every_set_taught_of_a_die_type(tmp_path: Path)
     assert sorted(reader.diesets) == ["d10", "d20"]
     assert reader.diesets["d10"].name == "blue-d10 + red-d10"  # the store's order: by name
     assert reader.diesets["d20"].name == "red-d20"
+
+
+def test_the_command_line_reads_with_sets_of_two_types_each_its_own_dice(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """With a d20 set and a d5 set named, every die was read as the first set's type; and
+    an empty-tray picture of another size was left out without a word."""
+    for die in ("d20", "d5"):
+        taught_from_renders(die, 2, design=0).save(tmp_path / die)
+    look = dataclasses.replace(PALETTE[2], design=0)
+    spec = ThrowSpec(dice=("d20", "d5"), values=(17, 3), perspective=0.0, looks=(look,))
+    cv2.imwrite(str(tmp_path / "throw.png"), render_throw(spec, np.random.default_rng(4)).image)
+    cv2.imwrite(str(tmp_path / "tray.png"), np.zeros((50, 60, 3), np.uint8))
+    for first, second in (("d20", "d5"), ("d5", "d20")):
+        argv = ["vision", "read", str(tmp_path / "throw.png"), "--json",
+                "--dieset", str(tmp_path / first), "--dieset", str(tmp_path / second)]  # fmt: skip
+        assert main(argv) == 0
+        dice = json.loads(capsys.readouterr().out)["dice"]
+        assert sorted((d["die"], d["value"]) for d in dice) == [("d20", 17), ("d5", 3)], dice
+    argv = [
+        "vision",
+        "read",
+        str(tmp_path / "throw.png"),
+        "--empty-tray",
+        str(tmp_path / "tray.png"),
+    ]
+    assert main(argv) == 0
+    assert "the empty-tray picture is 60×50, the photo" in capsys.readouterr().err
