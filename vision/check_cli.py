@@ -42,6 +42,8 @@ def run_check(args: argparse.Namespace) -> int:
     from vision.reader import DiceReader
     from vision.teach import DieSetError
 
+    if not 0 < args.seconds <= 600:  # NaN too
+        return _fail("--seconds must be more than 0 and at most 600")
     try:
         reader = DiceReader.with_diesets(args.dieset or ())
         tray = None
@@ -49,6 +51,8 @@ def run_check(args: argparse.Namespace) -> int:
             tray = read_image(args.empty_tray, "the empty-tray picture")
         try:
             size = parse_size(args.size) if args.size else None
+            if size is not None and min(size) < 1:
+                raise ValueError
         except ValueError:
             return _fail(f"--size is WIDTHxHEIGHT, like 1280x960, not {args.size!r}")
         camera = open_camera(args.camera, size)

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import argparse
 import re
+import shlex
 import sys
 from pathlib import Path
 from typing import Any
@@ -96,7 +97,8 @@ def run_cluster(args: argparse.Namespace) -> int:
         return 2
     print(f"{len(regions)} dice in {len(made)} groups under {args.out} ({skipped} frames skipped: "
           "not exactly one die); rename each group folder to the value its face shows, then "
-          f"`dicebridge vision teach SET --die {args.die} --from-clusters {args.out}`")  # fmt: skip
+          f"`dicebridge vision teach SET --die {args.die} --from-clusters "
+          f"{shlex.quote(str(args.out))}`")  # fmt: skip
     return 0
 
 

@@ -114,6 +114,11 @@ def test_the_command_checks_a_folder_of_frames(
     assert "640 x 640, 1 picture (not a live camera" in out, out
     assert main(["vision", "check", str(tmp_path / "missing.avi")]) == 2
     assert "cannot open camera" in capsys.readouterr().err
+    for option, says in ((["--seconds", "nan"], "--seconds must be more than 0"),
+                         (["--seconds", "-1"], "--seconds must be more than 0"),
+                         (["--size", "0x0"], "--size is WIDTHxHEIGHT")):  # fmt: skip
+        assert main(["vision", "check", str(tmp_path), *option]) == 2
+        assert says in capsys.readouterr().err
 
 
 def test_a_folder_of_different_throws_is_not_called_unsteady(
