@@ -143,9 +143,17 @@ def run_eval(args: argparse.Namespace) -> int:
         return _fail(f"images of {', '.join(untaught)} are read with a taught die set: give "
                      "--dieset DIR for each (`dicebridge vision teach` makes one)")  # fmt: skip
 
+    unfit: list[str] = []  # photos of another size than the empty-tray picture (said once)
+
     def read(image: Any, item: Any) -> Any:
         if item.kind == "crop":
             return reader.read_crop(image, _die(args.die, item.die_type))
+        if tray is not None and tray.shape != image.shape:
+            unfit.append(item.path.name)
+            if len(unfit) == 1:
+                print(f"dicebridge vision eval: the empty-tray picture is {tray.shape[1]}×"
+                      f"{tray.shape[0]}, {item.path.name} {image.shape[1]}×{image.shape[0]}: "
+                      "photos of another size are read without it", file=sys.stderr)  # fmt: skip
         return reader.read(image, _die(args.die, item.die_type), tray)
 
     def progress(n: int) -> None:

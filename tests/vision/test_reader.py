@@ -419,6 +419,12 @@ def test_eval_names_listed_files_it_cannot_read_and_scores_the_rest(
     for limit in ("0", "-1"):  # was: all the images, or all but the last (Python's slice)
         assert main(["vision", "eval", str(folder), "--limit", limit]) == 2
         assert "--limit must be 1 or more" in capsys.readouterr().err
+    cv2.imwrite(str(tmp_path / "tray.png"), np.zeros((50, 60, 3), np.uint8))
+    argv = ["vision", "eval", str(folder), "--json", "--empty-tray", str(tmp_path / "tray.png")]
+    assert main(argv) == 0  # read as without it, and said once
+    said = capsys.readouterr()
+    assert said.err.count("the empty-tray picture is 60×50") == 1, said.err
+    assert json.loads(said.out)["correct"] == whole["correct"]
     (folder / "images" / "broken.png").write_bytes(b"not a png")
     with (folder / "labels.csv").open("a", encoding="utf-8") as labels:
         labels.write("images/gone.png,dF,1\nimages/broken.png,dF,-1;0\n")
