@@ -76,6 +76,24 @@ def test_module_level_state_is_constant() -> None:
             assert not isinstance(value, list | dict | set), f"{path.name}: {name} is mutable"
 
 
+def test_pictures_go_through_python_s_file_calls_not_opencv_s() -> None:
+    """cv2.imread and cv2.imwrite crash the process on a file name that is not UTF-8, and
+    imread waits for ever on a named pipe: the project's code reads and writes pictures
+    with vision.pixels (decode_file, read_image, write_image), which do not."""
+    calls = []
+    for package in PACKAGES:
+        for path in sorted((ROOT / package).rglob("*.py")):
+            for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+                if (
+                    isinstance(node, ast.Attribute)
+                    and isinstance(node.value, ast.Name)
+                    and node.value.id == "cv2"
+                    and node.attr in ("imread", "imwrite")
+                ):
+                    calls.append(f"{path.relative_to(ROOT)}:{node.lineno} cv2.{node.attr}")
+    assert calls == []
+
+
 def test_version_and_help() -> None:
     from dicebridge import __version__
     from dicebridge.cli import main
