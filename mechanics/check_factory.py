@@ -11,6 +11,7 @@ import dataclasses
 import math
 import re
 from fractions import Fraction
+from types import MappingProxyType
 from typing import Any
 
 from mechanics import d6pool
@@ -81,14 +82,16 @@ def _fits(kind: str, value: object) -> bool:
     return True
 
 
-_SAID = {
-    "int": "a whole number",
-    "int | None": "a whole number",
-    "float": "a finite real number",
-    "bool": "true or false",
-    "str": "text",
-    "tuple[int, ...]": "a list of whole numbers",
-}
+_SAID = MappingProxyType(
+    {
+        "int": "a whole number",
+        "int | None": "a whole number",
+        "float": "a finite real number",
+        "bool": "true or false",
+        "str": "text",
+        "tuple[int, ...]": "a list of whole numbers",
+    }
+)
 
 
 def create_check(system: str, **params: Any) -> DiceCheck:
