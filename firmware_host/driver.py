@@ -53,6 +53,7 @@ class TowerDriver:
     _port: BytePort | None = field(default=None, init=False)
     _seq: int = field(default=0, init=False)
     _acks: set[int] = field(default_factory=set, init=False)
+    _waiting: set[int] = field(default_factory=set, init=False)  # commands awaiting an ACK
     _ack_ready: threading.Condition = field(default_factory=threading.Condition, init=False)
     connections: int = field(default=0, init=False)
 
@@ -73,16 +74,24 @@ class TowerDriver:
     def command(self, kind: Kind, **payload: Any) -> bool:
         """Send a command and wait for its ACK, retrying; False if it never came."""
         message = Message(kind, self._next_seq(), 0, dict(payload))
-        for _ in range(self.ack_retries):
-            try:
-                self._write(message)
-            except TowerIOError:
-                return False
+        with self._ack_ready:
+            self._waiting.add(message.seq)
+        try:
+            for _ in range(self.ack_retries):
+                try:
+                    self._write(message)
+                except TowerIOError:
+                    return False
+                with self._ack_ready:
+                    if self._ack_ready.wait_for(
+                        lambda: message.seq in self._acks, self.ack_timeout
+                    ):
+                        return True
+            return False
+        finally:
             with self._ack_ready:
-                if self._ack_ready.wait_for(lambda: message.seq in self._acks, self.ack_timeout):
-                    self._acks.discard(message.seq)
-                    return True
-        return False
+                self._waiting.discard(message.seq)
+                self._acks.discard(message.seq)
 
     # --- the loop -------------------------------------------------------------------------
     def run(self, stop: threading.Event) -> None:
@@ -97,6 +106,7 @@ class TowerDriver:
                 delay = min(delay * 2, self.backoff_max)
                 continue
             delay = self.backoff_start
+            self.reader.reset()  # a frame or line cut off by the last unplugging is no start
             self.connections += 1
             self.on_event(Status("connected"))
             why = self._read_until_lost(stop)
@@ -128,9 +138,11 @@ class TowerDriver:
                     last_heard = time.monotonic()
                 for event in events:
                     if isinstance(event, TowerEvent) and event.kind == "ack":
-                        with self._ack_ready:
-                            self._acks.add(event.detail["acked"])
-                            self._ack_ready.notify_all()
+                        with self._ack_ready:  # only ACKs awaited are kept: a tower ACKing
+                            # what it was never sent would grow the set for ever
+                            if event.detail["acked"] in self._waiting:
+                                self._acks.add(event.detail["acked"])
+                                self._ack_ready.notify_all()
                     self.on_event(event)
             elif self.reader.mode != "text" and time.monotonic() - last_heard > silence:
                 return f"no heartbeat for {silence:.1f} s"
@@ -155,11 +167,15 @@ class TowerFleet:
         self,
         towers: Mapping[str, Callable[[], BytePort]],
         on_event: Callable[[str, Event | Status], None],
+        modes: Mapping[str, str] | None = None,
         **options: Any,
     ) -> None:
+        """``modes``: a tower's own mode ("auto", "binary" or "text"; auto where none)."""
         self._stop = threading.Event()
         self.drivers = {
-            name: TowerDriver(opener, _tagged(on_event, name), **options)
+            name: TowerDriver(
+                opener, _tagged(on_event, name), mode=(modes or {}).get(name, "auto"), **options
+            )
             for name, opener in towers.items()
         }
         self._threads: list[threading.Thread] = []

@@ -37,6 +37,9 @@ class TowerEvent:
     detail: dict[str, Any] = field(default_factory=dict)
 
 
+RECENT = 4096  # results remembered against a tower sending one again
+
+
 class TowerReader:
     """Bytes in, readings and events out, in ``auto``, ``binary`` or ``text`` mode."""
 
@@ -48,7 +51,11 @@ class TowerReader:
         self._pending = bytearray()  # bytes seen while still detecting
         self._frames = FrameSplitter()
         self._lines = LineReader()
-        self._seen: set[tuple[int, int]] = set()
+        # results already read, by (roll id, slot): the recent ones only (a result re-sent
+        # after a replug is recent), so a tower throwing for weeks keeps no growing set
+        self._seen: dict[tuple[int, int], None] = {}
+        self._uptime = -1  # the tower's uptime in its last message: a smaller one is a reboot
+        self._slots: tuple[str, ...] | None = None  # the die of each slot, from its IAM
         self._text_throws = 0
         self.bad_frames = 0
         self.duplicates = 0
@@ -56,6 +63,13 @@ class TowerReader:
     @property
     def ignored_lines(self) -> int:
         return self._lines.ignored
+
+    def reset(self) -> None:
+        """Forget a frame or line half received: the tower was unplugged mid-way, and its
+        first bytes after a replug start afresh.  What was read is still remembered, so a
+        result the tower sends again is dropped."""
+        self._frames.reset()
+        self._lines.reset()
 
     def feed(self, data: bytes) -> list[TowerReading | TowerEvent]:
         if self.mode is None:
@@ -83,13 +97,25 @@ class TowerReader:
 
     def _message(self, m: Message) -> list[TowerReading | TowerEvent]:
         p = m.payload
+        if m.uptime_ms < self._uptime:  # the tower started again: its roll ids start again
+            self._seen.clear()
+        self._uptime = m.uptime_ms
         if m.kind is Kind.ROLL_RESULT:
             key = (p["roll_id"], p["slot"])
             if key in self._seen:
                 self.duplicates += 1
                 return []
-            self._seen.add(key)
-            return [TowerReading(p["die"].die, p["value"], p["roll_id"], p["slot"])]
+            die, slot = p["die"].die, p["slot"]
+            if self._slots is not None and (slot >= len(self._slots) or self._slots[slot] != die):
+                # not what the tower said it holds: refused, never a result (docs/protocol.md)
+                self.bad_frames += 1
+                held = self._slots[slot] if slot < len(self._slots) else "no die"
+                why = f"a {die} reported in slot {slot}, which holds {held}: not recorded"
+                return [TowerEvent("fault", {"code": "not_announced", "detail": why})]
+            self._seen[key] = None
+            if len(self._seen) > RECENT:
+                del self._seen[next(iter(self._seen))]
+            return [TowerReading(die, p["value"], p["roll_id"], slot)]
         if m.kind is Kind.ROLL_STATE:
             if p["state"] is SlotState.CROOKED:
                 return [TowerEvent("rethrow", {"slot": p["slot"], "why": "crooked die"})]
@@ -97,6 +123,7 @@ class TowerReader:
         if m.kind is Kind.FAULT:
             return [TowerEvent("fault", {"code": p["code"].name.lower(), "detail": p["detail"]})]
         if m.kind is Kind.IAM:
+            self._slots = tuple(code.die for code in p["slots"])
             return [TowerEvent("iam", dict(p))]
         names = {Kind.HEARTBEAT: "heartbeat", Kind.ACK: "ack", Kind.NACK: "nack"}
         return [TowerEvent(names.get(m.kind, m.kind.name.lower()), {"seq": m.seq, **p})]

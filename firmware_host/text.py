@@ -33,7 +33,9 @@ class TextThrow:
 
 def parse_line(line: str) -> TextThrow | None:
     """One line to a throw, or None if the line is anything but a valid throw."""
-    tokens = line.strip().split()
+    # spaces alone part tokens: a lone \r or a tab inside a line is no separator (a line
+    # "d6:3\rd6:4" is two lines run together, not one throw of two dice)
+    tokens = [t for t in line.rstrip("\r\n").split(" ") if t]
     if not tokens or len(line) > MAX_LINE:
         return None
     dice = []
@@ -63,13 +65,26 @@ class LineReader:
 
     def __init__(self) -> None:
         self._buffer = bytearray()
+        self._overlong = False  # within a line too long to be a throw: skipped to its end
         self.ignored = 0
         self.ignored_examples: list[bytes] = []
+
+    def reset(self) -> None:
+        """Forget a line half received (the tower was unplugged mid-line)."""
+        self._buffer.clear()
+        self._overlong = False
 
     def feed(self, data: bytes) -> list[TextThrow]:
         # a NUL is never part of a throw: treat it as a line break so text resynchronises
         self._buffer += data.replace(b"\x00", b"\n")
-        throws = []
+        throws: list[TextThrow] = []
+        if self._overlong:  # the rest of an overlong line is no line of its own
+            end = self._buffer.find(b"\n")
+            if end < 0:
+                self._buffer.clear()
+                return throws
+            del self._buffer[: end + 1]
+            self._overlong = False
         while True:
             end = self._buffer.find(b"\n")
             if end < 0:
@@ -79,9 +94,10 @@ class LineReader:
             parsed = self._parse(raw)
             if parsed is not None:
                 throws.append(parsed)
-        if len(self._buffer) > MAX_LINE:  # a line this long is not a throw
+        if len(self._buffer) > MAX_LINE:  # a line this long is not a throw, nor its tail
             self._ignore(bytes(self._buffer[:MAX_LINE]))
             self._buffer.clear()
+            self._overlong = True
         return throws
 
     def _parse(self, raw: bytes) -> TextThrow | None:

@@ -101,6 +101,10 @@ class FrameSplitter:
         self._buffer = bytearray()
         self.overflows = 0
 
+    def reset(self) -> None:
+        """Forget a frame half received (the tower was unplugged mid-frame)."""
+        self._buffer.clear()
+
     def feed(self, data: bytes) -> list[bytes]:
         self._buffer += data
         chunks = []

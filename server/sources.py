@@ -47,20 +47,28 @@ def tower_news(event: TowerEvent) -> dict[str, str]:
 
 
 def tower_fleet(towers: tuple[TowerConfig, ...], table: Table) -> TowerFleet:
-    """A fleet whose readings and news go to the table (named by slot when configured)."""
+    """A fleet whose readings and news go to the table (named by slot when configured).
+    A tower's dice go one by one, in slot order: its slots have an order of their own,
+    which no player chooses (docs/ledger.md, "Dice thrown together")."""
     identities = {t.name: t.dice for t in towers}
 
     def on_event(name: str, event: TowerReading | TowerEvent | Status) -> None:
         source = f"tower:{name}"
-        if isinstance(event, TowerReading):
-            slots = identities.get(name, ())
-            slot = event.slot
-            identity = slots[slot] if slot is not None and 0 <= slot < len(slots) else None
-            table.from_source(source, [Reading(event.die, event.value, 1.0, source, identity)])
-        elif isinstance(event, Status):
-            table.source_event(source, event.state, {"detail": event.detail})
-        elif event.kind in ("rethrow", "fault", "iam"):
-            table.source_event(source, event.kind, tower_news(event))
+        try:
+            if isinstance(event, TowerReading):
+                slots = identities.get(name, ())
+                slot = event.slot
+                identity = slots[slot] if slot is not None and 0 <= slot < len(slots) else None
+                reading = Reading(event.die, event.value, 1.0, source, identity)
+                table.from_source(source, [reading])
+            elif isinstance(event, Status):
+                table.source_event(source, event.state, {"detail": event.detail})
+            elif event.kind in ("rethrow", "fault", "iam"):
+                table.source_event(source, event.kind, tower_news(event))
+        except Exception as err:  # a die not recorded (the ledger's disk full) must not end
+            # the tower's thread, which would read nothing more: said, and the next one read
+            table.source_event(source, "fault", {"detail": (
+                f"a die was not recorded ({err}): throw again or enter it by hand")})  # fmt: skip
 
     openers: dict[str, Any] = {t.name: _opener(t) for t in towers}
-    return TowerFleet(openers, on_event)
+    return TowerFleet(openers, on_event, modes={t.name: t.mode for t in towers})

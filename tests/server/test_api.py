@@ -409,3 +409,44 @@ def test_the_demo_keeps_checks_waiting_however_many_were_resolved(tmp_path: Path
                     pass
             director.top_up()  # a forgotten check is not asked after (it raised UnknownCheck)
             assert len(table.waiting()) == 2
+
+
+def test_a_tower_die_that_cannot_be_recorded_is_said_and_the_tower_read_on(
+    tmp_path: Path,
+) -> None:
+    """A failed write to the ledger ended the tower's thread: nothing more was read."""
+    import os
+    import random
+    import threading
+    import time
+
+    from firmware_host.protocol import DieCode
+    from firmware_host.simulator import TowerSimulator, open_pty, serve
+    from server.config import TowerConfig
+    from server.sources import tower_fleet
+
+    master, path = open_pty()
+    stop = threading.Event()
+    sim = TowerSimulator(slots=(DieCode.D6,), rng=random.Random(3))
+    tower = threading.Thread(target=serve, args=(sim, master, 4, 0.05, stop, 0.0))
+    ledger = Ledger(tmp_path)
+    table = Table(ledger)
+    ledger.close()  # its database gone from under the service: no die can be kept
+    fleet = tower_fleet((TowerConfig("left", port=path, mode="binary"),), table)
+    events: list[dict[str, object]] = []
+    table.subscribe(events.append)
+    tower.start()
+    fleet.start()
+    try:
+        deadline = time.monotonic() + 10
+        while sum(e.get("event") == "fault" for e in events) < 4:  # every die said, in turn
+            assert time.monotonic() < deadline, events
+            time.sleep(0.02)
+        assert fleet.drivers["left"].mode == "binary"  # the setting reaches the driver
+    finally:
+        fleet.stop()
+        stop.set()
+        tower.join(timeout=5)
+        os.close(master)
+    said = [str(e["detail"]) for e in events if e.get("event") == "fault"]
+    assert all(d.startswith("a die was not recorded (") for d in said), said
