@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import getpass
+import os
 import sys
 from pathlib import Path
 from typing import Any
@@ -15,7 +16,9 @@ def add_subcommand(subparsers: Any) -> None:
     parser = subparsers.add_parser("admin", help="the admin PIN")
     sub = parser.add_subparsers(dest="admin", metavar="ACTION", required=True)
     pin = sub.add_parser("pin", help="set a new admin PIN (asked twice, unless --pin)")
-    pin.add_argument("--data-dir", type=Path, default=Path("data"), help="default ./data")
+    data_dir = Path(os.environ.get("DICEBRIDGE_DATA_DIR") or "data")
+    pin.add_argument("--data-dir", type=Path, default=data_dir,
+                     help=f"default {data_dir} ($DICEBRIDGE_DATA_DIR, else ./data)")  # fmt: skip
     pin.add_argument("--pin", help="the new PIN, 4 to 12 digits (for scripts)")
     pin.set_defaults(handler=run_pin)
 
@@ -23,8 +26,13 @@ def add_subcommand(subparsers: Any) -> None:
 def run_pin(args: argparse.Namespace) -> int:
     new = args.pin
     if new is None:
-        new = getpass.getpass("new admin PIN (4-12 digits): ")
-        if getpass.getpass("again: ") != new:
+        try:
+            new = getpass.getpass("new admin PIN (4-12 digits): ")
+            again = getpass.getpass("again: ")
+        except EOFError:  # no one to ask (input from a file or /dev/null)
+            print("dicebridge admin: no PIN typed; give --pin for scripts", file=sys.stderr)
+            return 2
+        if again != new:
             print("dicebridge admin: the two PINs differ; nothing changed", file=sys.stderr)
             return 2
     try:

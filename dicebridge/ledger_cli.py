@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 from pathlib import Path
 from typing import Any
@@ -20,19 +21,21 @@ def add_subcommand(subparsers: Any) -> None:
     export.add_argument("--format", choices=("csv", "json"), default="csv")
     prune = sub.add_parser("prune-crops", help="remove dice pictures older than DAYS days")
     prune.add_argument("--days", type=float, required=True, help="keep the pictures this long")
-    for p in (verify, export, prune):
-        p.add_argument("--data-dir", type=Path, default=DEFAULT_DATA_DIR, help="default ./data")
+    data_dir = Path(os.environ.get("DICEBRIDGE_DATA_DIR") or DEFAULT_DATA_DIR)
+    for p in (verify, export, prune):  # the service's folder where its setting names one
+        p.add_argument("--data-dir", type=Path, default=data_dir,
+                       help=f"default {data_dir} ($DICEBRIDGE_DATA_DIR, else ./data)")  # fmt: skip
     verify.set_defaults(handler=run_verify)
     export.set_defaults(handler=run_export)
     prune.set_defaults(handler=run_prune)
 
 
-def _open(data_dir: Path) -> Ledger | None:
+def _open(data_dir: Path, read_only: bool = True) -> Ledger | None:
     if not (data_dir / "ledger.sqlite3").exists():
         print(f"dicebridge ledger: no ledger in {data_dir}", file=sys.stderr)
         return None
     try:
-        return Ledger(data_dir)
+        return Ledger(data_dir, read_only=read_only)
     except LedgerError as err:
         print(f"dicebridge ledger: {err}", file=sys.stderr)
         return None
@@ -56,15 +59,22 @@ def run_export(args: argparse.Namespace) -> int:
     if ledger is None:
         return 2
     with ledger:
-        sys.stdout.write(ledger.export(args.format))
+        text = ledger.export(args.format)
+    try:
+        sys.stdout.write(text)
+        sys.stdout.flush()
+    except OSError as err:  # a full disk, a closed pipe: the export is not whole
+        print(f"dicebridge ledger: the export could not be written: {err.strerror or err}",
+              file=sys.stderr)  # fmt: skip
+        return 2
     return 0
 
 
 def run_prune(args: argparse.Namespace) -> int:
-    if args.days < 0:
-        print("dicebridge ledger: --days cannot be negative", file=sys.stderr)
+    if not 0 <= args.days < 10**6:  # NaN and infinity too
+        print("dicebridge ledger: --days is a number of days, 0 or more", file=sys.stderr)
         return 2
-    ledger = _open(args.data_dir)
+    ledger = _open(args.data_dir, read_only=False)
     if ledger is None:
         return 2
     with ledger:

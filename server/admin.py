@@ -14,6 +14,7 @@ import hashlib
 import hmac
 import json
 import math
+import re
 import secrets
 import threading
 import time
@@ -54,7 +55,7 @@ class AdminPin:
         return pin
 
     def set(self, pin: str) -> None:
-        if not (pin.isdigit() and 4 <= len(pin) <= 12):
+        if not re.fullmatch(r"[0-9]{4,12}", pin):  # ASCII digits: "²³⁴⁵" passes isdigit()
             raise AdminError("a PIN is 4 to 12 digits")
         salt = secrets.token_bytes(16)
         self.path.parent.mkdir(parents=True, exist_ok=True)

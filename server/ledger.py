@@ -16,8 +16,10 @@ import csv
 import hashlib
 import io
 import json
+import re
 import shutil
 import sqlite3
+import stat
 import threading
 import time
 from collections.abc import Iterator
@@ -27,6 +29,7 @@ from pathlib import Path
 from typing import Any
 
 GENESIS = "0" * 64
+CROP_FILE = re.compile(r"[0-9a-f]{64}\.[a-z]+")  # a kept crop: its SHA-256, then its kind
 MIN_FREE_BYTES = 200 * 2**20  # crops are not kept when the disk has less free: the ledger
 # rows, SQLite's journal and the system need the room more
 KINDS = ("throw", "reading", "check", "resolution", "die", "confirmation", "import", "note")
@@ -82,15 +85,29 @@ def canonical(body: dict[str, Any]) -> str:
 class Ledger:
     """An append-only, hash-chained record in ``data_dir/ledger.sqlite3``."""
 
-    def __init__(self, data_dir: Path) -> None:
+    def __init__(self, data_dir: Path, read_only: bool = False) -> None:
+        """``read_only``: only to read or verify (`dicebridge ledger verify`): nothing is
+        written, no table made, and a file that holds no ledger is a LedgerError (an
+        empty or foreign file had been given the ledger's tables, then called intact)."""
         self.data_dir = Path(data_dir)
         self.path = self.data_dir / "ledger.sqlite3"
         try:
-            self.data_dir.mkdir(parents=True, exist_ok=True)
-            self._db = sqlite3.connect(self.path, check_same_thread=False, isolation_level=None)
-            self._db.execute("PRAGMA journal_mode=WAL")
-            self._db.execute("PRAGMA synchronous=FULL")
-            self._db.executescript(SCHEMA)
+            if read_only:
+                uri = f"{self.path.resolve().as_uri()}?mode=ro"
+                self._db = sqlite3.connect(uri, uri=True, check_same_thread=False,
+                                           isolation_level=None)  # fmt: skip
+                tables = {r[0] for r in self._db.execute(
+                    "SELECT name FROM sqlite_master WHERE type = 'table'")}  # fmt: skip
+                if "entries" not in tables:
+                    self._db.close()
+                    raise LedgerError(f"{self.path} holds no dicebridge ledger (no entries "
+                                      "table): an empty or another program's file")  # fmt: skip
+            else:
+                self.data_dir.mkdir(parents=True, exist_ok=True)
+                self._db = sqlite3.connect(self.path, check_same_thread=False, isolation_level=None)
+                self._db.execute("PRAGMA journal_mode=WAL")
+                self._db.execute("PRAGMA synchronous=FULL")
+                self._db.executescript(SCHEMA)
         except (OSError, sqlite3.Error) as err:
             raise LedgerError(f"cannot open the ledger at {self.path}: {err}") from None
         self._lock = threading.Lock()
@@ -228,9 +245,11 @@ class Ledger:
         if not folder.is_dir():
             return 0, 0
         for path in folder.iterdir():
+            if not CROP_FILE.fullmatch(path.name):
+                continue  # the ledger's own pictures only: not a folder, not a note kept there
             try:
                 info = path.stat()
-                if info.st_mtime < cutoff:
+                if stat.S_ISREG(info.st_mode) and info.st_mtime < cutoff:
                     path.unlink()
                     files += 1
                     size += info.st_size

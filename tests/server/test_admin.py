@@ -74,3 +74,19 @@ def test_the_pin_can_be_changed_from_the_command_line(
     AdminPin(tmp_path).check("5555")
     assert main(["admin", "pin", "--data-dir", str(tmp_path), "--pin", "55"]) == 2
     assert "4 to 12 digits" in capsys.readouterr().err
+    for untypable in ("²³⁴⁵", "１２３４"):  # digits to Python, but no keypad has them
+        assert main(["admin", "pin", "--data-dir", str(tmp_path), "--pin", untypable]) == 2
+    AdminPin(tmp_path).check("5555")  # the PIN set before still holds
+
+
+def test_no_pin_typed_is_said_not_a_traceback(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import getpass
+
+    def no_one_there(prompt: str = "") -> str:  # as getpass does with input at its end
+        raise EOFError
+
+    monkeypatch.setattr(getpass, "getpass", no_one_there)
+    assert main(["admin", "pin", "--data-dir", str(tmp_path)]) == 2
+    assert "no PIN typed; give --pin for scripts" in capsys.readouterr().err

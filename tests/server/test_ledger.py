@@ -160,9 +160,40 @@ def test_old_dice_pictures_are_pruned_and_the_rows_still_verify(
         kept = {p.stem for p in (tmp_path / "crops").iterdir()}
         assert kept == {ages[100], ages[0]}
         assert ledger.verify().ok  # the pictures are evidence beside the chain, not in it
+    old = now - 400 * 86400  # what else lies there is no picture of the ledger's
+    (tmp_path / "crops" / "notes.txt").write_text("mine")
+    (tmp_path / "crops" / "sub").mkdir()
+    for other in ("notes.txt", "sub"):
+        os.utime(tmp_path / "crops" / other, (old, old))
     assert main(["ledger", "prune-crops", "--days", "30", "--data-dir", str(tmp_path)]) == 0
     assert "removed 1 dice pictures older than 30 days" in capsys.readouterr().out
-    assert {p.stem for p in (tmp_path / "crops").iterdir()} == {ages[0]}
+    assert {p.stem for p in (tmp_path / "crops").iterdir()} == {ages[0], "notes", "sub"}
+    for bad in ("nan", "inf", "-1"):
+        assert main(["ledger", "prune-crops", "--days", bad, "--data-dir", str(tmp_path)]) == 2
+        assert "--days is a number of days" in capsys.readouterr().err
+
+
+def test_verify_reads_only_and_an_empty_or_foreign_file_is_no_ledger(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """verify had given an empty file (or another program's database) the ledger's tables,
+    then called it intact."""
+    (tmp_path / "ledger.sqlite3").write_bytes(b"")
+    assert main(["ledger", "verify", "--data-dir", str(tmp_path)]) == 2
+    assert "holds no dicebridge ledger" in capsys.readouterr().err
+    assert (tmp_path / "ledger.sqlite3").read_bytes() == b""  # nothing written to it
+    foreign = tmp_path / "other"
+    foreign.mkdir()
+    with sqlite3.connect(foreign / "ledger.sqlite3") as db:
+        db.execute("CREATE TABLE notes (text TEXT)")
+    before = (foreign / "ledger.sqlite3").read_bytes()
+    assert main(["ledger", "verify", "--data-dir", str(foreign)]) == 2
+    assert (foreign / "ledger.sqlite3").read_bytes() == before
+    with Ledger(tmp_path / "real") as ledger:
+        ledger.append("check", {"n": 1})
+    monkeypatch.setenv("DICEBRIDGE_DATA_DIR", str(tmp_path / "real"))  # the service's folder
+    assert main(["ledger", "verify"]) == 0
+    assert "ledger intact: 1 rows" in capsys.readouterr().out
 
 
 def test_a_nearly_full_disk_keeps_the_throw_but_not_its_picture(tmp_path: Path) -> None:
