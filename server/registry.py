@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import re
 import threading
+import unicodedata
 from dataclasses import asdict, dataclass
 from typing import Any
 
@@ -45,7 +46,20 @@ class DieIdentity:
 
 
 def slug(name: str) -> str:
-    return re.sub(r"[^a-z0-9]+", "-", name.strip().lower()).strip("-")
+    """A die's id from its name: lower case, accents taken off ("Würfel" → "wurfel"), and
+    what is neither letter nor digit a dash; letters of other scripts are kept (a name
+    in Chinese had no id at all, an accented one lost its letters)."""
+    folded = "".join(
+        c for c in unicodedata.normalize("NFKD", name.strip().lower())
+        if not unicodedata.combining(c)
+    )  # fmt: skip
+    return re.sub(r"[\W_]+", "-", folded).strip("-")
+
+
+def _printable(*texts: str) -> bool:
+    """No control character (a new line, a tab, NUL) in any of ``texts``: a name is shown
+    on one line of a list, and a new line in it made two rows."""
+    return not any(unicodedata.category(c).startswith("C") for t in texts for c in t)
 
 
 class DiceRegistry:
@@ -76,8 +90,14 @@ class DiceRegistry:
             raise RegistryError(f"die type must be one of {', '.join(AUDITABLE)}, not {die_type!r}")
         if len(colour) > 40 or len(set_name) > 80:
             raise RegistryError("colour is at most 40 characters, set at most 80")
+        if not _printable(name, colour, set_name):
+            raise RegistryError("a die's name, colour and set hold no control characters "
+                                "(a new line, a tab)")  # fmt: skip
         with self._lock:
             old = self._dice.get(die_id)
+            if old is None and update:
+                raise NotFound(f"no registered die named {name.strip()!r} to update: "
+                               "register it first")  # fmt: skip
             if old is not None and not update:
                 raise AlreadyRegistered(
                     f"a die named {old.name!r} is already registered (id {die_id})"
