@@ -157,6 +157,11 @@ class Ledger:
         for row in self._db.execute(query + " ORDER BY id", args):
             yield Entry(row[0], row[1], row[2], json.loads(row[3]), row[4], row[5])
 
+    def last_id(self) -> int:
+        """The newest row's id (0 for an empty ledger)."""
+        row = self._db.execute("SELECT MAX(id) FROM entries").fetchone()
+        return int(row[0] or 0)
+
     def latest(self, kind: str, limit: int) -> list[Entry]:
         """The last ``limit`` rows of ``kind``, newest first: only those rows are read (a
         year of a busy kiosk is some 200,000 throws; a page wants the last thousand)."""

@@ -69,9 +69,21 @@ class DiceRegistry:
         self._ledger = ledger
         self._lock = threading.Lock()
         self._dice: dict[str, DieIdentity] = {}
-        for entry in ledger.entries(kind="die"):
+        self._read_to = 0  # the ledger's rows read so far
+        self._catch_up()
+
+    def _catch_up(self) -> None:
+        """Read the dice registered since the last look, by this process or another (`dicebridge
+        dice add` while the service runs: the Audit page had shown them only after a restart)."""
+        newest = self._ledger.last_id()
+        if newest == self._read_to:
+            return
+        for entry in self._ledger.entries(kind="die", after=self._read_to):
+            if entry.id > newest:
+                break
             die = DieIdentity(**entry.body)
             self._dice[die.id] = die
+        self._read_to = newest
 
     def register(
         self,
@@ -94,6 +106,7 @@ class DiceRegistry:
             raise RegistryError("a die's name, colour and set hold no control characters "
                                 "(a new line, a tab)")  # fmt: skip
         with self._lock:
+            self._catch_up()
             old = self._dice.get(die_id)
             if old is None and update:
                 raise NotFound(f"no registered die named {name.strip()!r} to update: "
@@ -111,6 +124,7 @@ class DiceRegistry:
 
     def get(self, die_id: str) -> DieIdentity:
         with self._lock:
+            self._catch_up()
             die = self._dice.get(slug(die_id))
         if die is None:
             raise NotFound(f"no registered die {die_id!r}")
@@ -118,6 +132,7 @@ class DiceRegistry:
 
     def all(self) -> list[DieIdentity]:
         with self._lock:
+            self._catch_up()
             return sorted(self._dice.values(), key=lambda d: d.id)
 
     def check_reading(self, reading: Reading) -> None:
@@ -137,8 +152,9 @@ class DiceRegistry:
         if entry is None or entry.id != throw_id:
             raise NotFound(f"ledger row {throw_id} is not a throw")
         dice = entry.body.get("dice", [])
-        if not 0 <= index < len(dice):
-            raise NotFound(f"throw {throw_id} has dice 0–{len(dice) - 1}, not {index}")
+        if not 0 <= index < len(dice):  # said counting from 1, as people (and the page) do
+            raise NotFound(f"throw {throw_id} has {len(dice)} {'die' if len(dice) == 1 else 'dice'}"
+                           f" (1 to {len(dice)}), not a die number {index + 1}")  # fmt: skip
         die_type = dice[index]["die"]
         if face not in faces_of(die_type) and not (die_type == "d10" and face == 10):
             raise RegistryError(f"a {die_type} has no face {face}")

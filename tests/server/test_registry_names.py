@@ -26,3 +26,16 @@ def test_names_in_any_script_keep_their_letters_and_control_characters_are_refus
         with pytest.raises(NotFound, match="no registered die named 'Green d6' to update"):
             registry.register("Green d6", "d6", update=True)
         assert [d.id for d in registry.all()] == ["red-d6", "wurfel-3", "红骰子"]
+
+
+def test_dice_registered_by_another_process_are_seen_without_a_restart(tmp_path: Path) -> None:
+    """`dicebridge dice add` while the service ran: the Audit page showed the die only after
+    the service was started again."""
+    with Ledger(tmp_path) as service_ledger:
+        service = DiceRegistry(service_ledger)
+        assert service.all() == []
+        with Ledger(tmp_path) as command_line:  # another process's connection to the file
+            DiceRegistry(command_line).register("Blue d20", "d20")
+            command_line.append("check", {"n": 1})  # rows of other kinds after it
+        assert [d.id for d in service.all()] == ["blue-d20"]
+        assert service.get("Blue d20").type == "d20"
