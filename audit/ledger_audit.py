@@ -22,6 +22,7 @@ import numpy as np
 
 from audit.logs import LogError
 from audit.recognizer import AuditReading, RecognizerReport, audit_log
+from audit.sequential import duplicated_stretches
 from audit.verdict import Audit, audit
 from mechanics.reading import faces_of
 from server.ledger import Ledger
@@ -49,7 +50,12 @@ def import_log(
     """Append a throw log of one registered die to the ledger, as one ``import`` row.
 
     ``values`` are the die's own values (a d10's 0–9, a dF's −1/0/+1); one bad
-    value refuses the whole log, naming it, and nothing is written.
+    value refuses the whole log, naming it, and nothing is written.  The answer's
+    ``repeats`` lists the stretches of 30 or more imported throws that repeat
+    throws already recorded for the die, or earlier throws of this log, as
+    (throw of the die, repeated from throw, length), counted from 1 over every
+    reading of the die: a log imported twice shows up here, and the audit's
+    verdict will say it holds copies.
     """
     die = registry.get(die_id)
     faces = set(faces_of(die.type))
@@ -60,10 +66,25 @@ def import_log(
     for i, value in enumerate(values, start=1):
         if value not in faces:
             raise LogError(f"throw {i}: {value} is not a face of a {die.type}")
+    recorded = [r.final_face for r in readings_of(ledger, die)]
+    repeats = [
+        (again + 1, first + 1, length)
+        for first, again, length in duplicated_stretches(
+            recorded + [audit_face(die.type, v) for v in values]
+        )
+        if again + length - max(again, len(recorded)) >= 30  # 30 or more of them new
+    ]
     digest = hashlib.sha256(",".join(map(str, values)).encode()).hexdigest()
     body = {"die": die.id, "file": name, "faces": list(values), "sha256": digest}
     entry = ledger.append("import", body)
-    return {"entry": entry.id, "die": die.id, "throws": len(values), "sha256": digest}
+    return {
+        "entry": entry.id,
+        "die": die.id,
+        "throws": len(values),
+        "sha256": digest,
+        "recorded_before": len(recorded),
+        "repeats": repeats,
+    }
 
 
 def readings_of(ledger: Ledger, die: DieIdentity) -> list[AuditReading]:

@@ -3,15 +3,30 @@
 from __future__ import annotations
 
 import math
+import sys
 from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
 
 from audit import fairness, sequential
-from audit.logs import ThrowLog
+from audit.logs import MAX_THROWS, LogError, ThrowLog, check_sides
 
 ALPHA = 0.05
+# The smallest bias one asks about: one face 5% to 100% off its fair share (a d6 face
+# at 17.5% to 33.3%).  Below 5% a d6 needs more than 26,000 throws, a d100 more than
+# 1.6 million; the work of the power search and the stopping-time simulation grows
+# as 1 / bias².  A d2 at 1 is a coin that always lands on face 1.
+MIN_BIAS, MAX_BIAS = 0.05, 1.0
+
+
+def check_bias(bias: float) -> None:
+    """LogError unless the audit answers for this bias (NaN and infinities included)."""
+    if not MIN_BIAS <= bias <= MAX_BIAS:
+        raise LogError(
+            f"the bias is a share of the fair share from {MIN_BIAS} to {MAX_BIAS:g} (one face "
+            f"5% to 100% off), not {bias:g}"
+        )
 
 
 @dataclass(frozen=True)
@@ -33,7 +48,9 @@ class Audit:
 
     @property
     def e_value(self) -> float:
-        return math.exp(min(self.log_e, 700.0))
+        """E itself; infinity past the largest float (about 10^308), where ``log_e``
+        still holds it (the JSON then has null)."""
+        return math.exp(self.log_e) if self.log_e < math.log(sys.float_info.max) else math.inf
 
     @property
     def verdict(self) -> str:
@@ -53,6 +70,22 @@ class Audit:
         return max(max(f.ci_high / fair - 1, 1 - f.ci_low / fair) for f in self.faces)
 
     def words(self) -> str:
+        """The verdict in words; a log with copied stretches says so first."""
+        verdict = self._verdict_words()
+        if not self.duplicates:
+            return verdict
+        copies = "; ".join(
+            f"throws {again + 1:,}–{again + length:,} repeat throws {first + 1:,}–"
+            f"{first + length:,}"
+            for first, again, length in self.duplicates[:3]
+        )
+        more = f" and {len(self.duplicates) - 3:,} more" if len(self.duplicates) > 3 else ""
+        return (
+            f"Copied throws found: {copies}{more} (a log imported twice, or pasted), so this "
+            f"verdict counts throws more than once and cannot be trusted. {verdict}"
+        )
+
+    def _verdict_words(self) -> str:
         n, k = self.log.n, self.log.sides
         if self.verdict == "biased":
             off = [f for f in self.faces if f.p_holm < ALPHA] or sorted(
@@ -86,7 +119,7 @@ class Audit:
             "monte_carlo": self.fit.mc_p_value is not None,
             "g": self.fit.g,
             "g_p_value": self.fit.g_p_value,
-            "e_value": self.e_value,
+            "e_value": self.e_value if math.isfinite(self.e_value) else None,
             "log10_e_value": self.log_e / math.log(10),
             "verdict": self.verdict,
             "words": self.words(),
@@ -117,18 +150,26 @@ class Audit:
 
 
 def audit(log: ThrowLog, bias: float = 0.2, rng: np.random.Generator | None = None) -> Audit:
-    """Every test on one die's log."""
+    """Every test on one die's log; LogError (a ValueError) for a die of too few or
+    too many sides, a bias out of range, no throws, or more than MAX_THROWS."""
+    check_sides(log.sides)
+    check_bias(bias)
     if log.n == 0:
-        raise ValueError("no throws to audit")
+        raise LogError("no throws to audit")
+    if log.n > MAX_THROWS:
+        raise LogError(f"at most {MAX_THROWS:,} throws in one audit, not {log.n:,}")
     fit = fairness.goodness_of_fit(log.counts, rng=rng)
+    throws_needed = sequential.throws_for_power(log.sides, bias)
     return Audit(
         log=log,
         fit=fit,
         faces=fairness.face_shares(log.counts),
         log_e=sequential.log_e_value(log.counts),
         serial=sequential.serial_dependence(log.sequence, log.sides),
-        throws_needed=sequential.throws_for_power(log.sides, bias),
-        sequential_throws=sequential.sequential_stopping_time(log.sides, bias),
+        throws_needed=throws_needed,
+        sequential_throws=sequential.sequential_stopping_time(
+            log.sides, bias, fixed_sample=throws_needed
+        ),
         bias=bias,
         duplicates=sequential.duplicated_stretches(log.sequence) if log.sequence else [],
     )

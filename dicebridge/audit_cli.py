@@ -6,6 +6,11 @@ the ledger: `dicebridge audit --die NAME [--data-dir DIR]`.
 For a finished log the verdict follows the fixed-sample test at α = 0.05
 (Monte Carlo when expected counts are below 5); the e-value is the
 anytime-valid evidence that governs live audits.
+
+--sides K (2 to 100: d2 to d100) goes with a FILE only; with --die the die's
+registered type gives its sides, and --sides is refused. --bias B is from 0.05
+to 1. A log with copied stretches (a log imported twice, say) says so in its
+verdict.
 """
 
 from __future__ import annotations
@@ -17,9 +22,9 @@ from pathlib import Path
 from typing import Any
 
 from audit.fairness import homogeneity
-from audit.logs import LogError, read_log
+from audit.logs import MAX_SIDES, MIN_SIDES, LogError, parse_integer, read_log
 from audit.recognizer import RecognizerReport
-from audit.verdict import Audit, audit
+from audit.verdict import MAX_BIAS, MIN_BIAS, Audit, audit
 
 
 def add_subcommand(subparsers: Any) -> None:
@@ -30,7 +35,13 @@ def add_subcommand(subparsers: Any) -> None:
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     parser.add_argument("file", type=Path, metavar="FILE", nargs="?")
-    parser.add_argument("--sides", type=int, metavar="K", help="the die's faces (with FILE)")
+    parser.add_argument(
+        "--sides",
+        type=_whole_number,
+        metavar="K",
+        help=f"the die's faces, {MIN_SIDES} to {MAX_SIDES} (with FILE only: with --die the "
+        "registered type gives them, and --sides is refused)",
+    )
     parser.add_argument("--die", metavar="NAME", help="a registered die, from the ledger")
     parser.add_argument(
         "--data-dir", type=Path, default=Path("data"), help="the ledger's folder (default ./data)"
@@ -40,7 +51,8 @@ def add_subcommand(subparsers: Any) -> None:
         type=float,
         default=0.2,
         metavar="B",
-        help="smallest bias you care about: one face B off its fair share (default 0.2)",
+        help="smallest bias you care about: one face B off its fair share, from "
+        f"{MIN_BIAS} to {MAX_BIAS:g} (default 0.2)",
     )
     parser.add_argument("--json", action="store_true", help="print one JSON object")
     parser.add_argument(
@@ -53,6 +65,14 @@ def add_subcommand(subparsers: Any) -> None:
         help="another die (or another run of this one): do both follow one distribution?",
     )
     parser.set_defaults(handler=run)
+
+
+def _whole_number(text: str) -> int:
+    """An argument in ASCII digits (int() would take "1_0" and full-width digits)."""
+    value = parse_integer(text.strip())
+    if value is None:
+        raise argparse.ArgumentTypeError(f"{text[:24]!r} is not a whole number")
+    return value
 
 
 def _from_ledger(args: argparse.Namespace) -> tuple[Audit, RecognizerReport | None, str, dict]:
@@ -71,12 +91,26 @@ def _from_ledger(args: argparse.Namespace) -> tuple[Audit, RecognizerReport | No
 def _audit(args: argparse.Namespace) -> tuple[Audit, RecognizerReport | None, str, dict]:
     if (args.file is None) == (args.die is None):
         raise LogError("give a throw log FILE (with --sides K) or a registered die (--die NAME)")
+    if args.die is not None and args.sides is not None:
+        raise LogError(
+            "--sides is for a FILE: a registered die's type gives its sides (leave --sides "
+            "out with --die)"
+        )
+    if args.die is None and args.sides is None:
+        raise LogError("--sides K is needed with a FILE: how many faces has the die?")
+    if args.sides is not None and not MIN_SIDES <= args.sides <= MAX_SIDES:
+        shown = str(args.sides) if len(str(args.sides)) <= 24 else f"{str(args.sides)[:23]}…"
+        raise LogError(
+            f"--sides must be from {MIN_SIDES} to {MAX_SIDES} (a d{MIN_SIDES} to a "
+            f"d{MAX_SIDES}: every real die), not {shown}"
+        )
+    if not MIN_BIAS <= args.bias <= MAX_BIAS:
+        raise LogError(
+            f"--bias must be from {MIN_BIAS} to {MAX_BIAS:g} (one face 5% to 100% off its fair "
+            f"share), not {args.bias:g}"
+        )
     if args.die is not None:
         return _from_ledger(args)
-    if args.sides is None:
-        raise LogError("--sides K is needed with a FILE: how many faces has the die?")
-    if not 0 < args.bias < args.sides - 1:
-        raise LogError(f"--bias must be above 0 (a share), not {args.bias}")
     return (
         audit(read_log(args.file, args.sides), bias=args.bias),
         None,

@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from audit.ledger_audit import import_log
-from audit.logs import LogError
+from audit.logs import LogError, read_values
 from server.ledger import Ledger, LedgerError
 from server.registry import AUDITABLE, DiceRegistry, RegistryError
 
@@ -34,9 +34,17 @@ def add_subcommand(subparsers: Any) -> None:
     add.add_argument("--update", action="store_true", help="change a registered die's details")
     listing = sub.add_parser("list", help="the registered dice")
     listing.add_argument("--json", action="store_true")
-    imp = sub.add_parser("import", help="add a throw log of a registered die to the ledger")
+    imp = sub.add_parser(
+        "import",
+        help="add a throw log of a registered die to the ledger (warns when it repeats "
+        "throws already recorded for the die: a log imported twice)",
+    )
     imp.add_argument("name")
-    imp.add_argument("file", type=Path, help="one value per line (a d10's 0–9, a dF's -1/0/+1)")
+    imp.add_argument(
+        "file",
+        type=Path,
+        help="one value per line (a d10's 0–9, a dF's -1/0/+1; UTF-8, # comments allowed)",
+    )
     confirm = sub.add_parser("confirm", help="confirm or correct one die of a recorded throw")
     confirm.add_argument("throw", type=int, help="the throw's ledger row (see /api/throws)")
     confirm.add_argument("index", type=int, help="which die of the throw, from 0")
@@ -87,25 +95,34 @@ def run_list(args: argparse.Namespace) -> int:
 
 def run_import(args: argparse.Namespace) -> int:
     try:
-        text = args.file.read_text(encoding="utf-8")
-    except OSError as err:
-        return _fail(f"cannot read {args.file}: {err.strerror}")
-    values: list[int] = []
-    for i, line in enumerate(text.splitlines(), start=1):
-        line = line.strip()
-        if not line or line.startswith("#"):
-            continue
-        try:
-            values.append(int(line.replace("+", "")))
-        except ValueError:
-            return _fail(f"{args.file} line {i}: {line!r} is not a face number")
+        values = read_values(args.file)  # names the file and line of a bad value
+    except LogError as err:
+        return _fail(str(err))
     try:
         with Ledger(args.data_dir) as ledger:
             done = import_log(ledger, DiceRegistry(ledger), args.name, values, args.file.name)
     except (RegistryError, LogError, LedgerError) as err:
         return _fail(str(err))
     print(f"imported {done['throws']:,} throws of {done['die']} (ledger row {done['entry']})")
+    if done["repeats"]:
+        print(_repeat_warning(done), file=sys.stderr)
     return 0
+
+
+def _repeat_warning(done: dict[str, Any]) -> str:
+    """Imported throws that repeat a stretch already recorded: a log imported twice?"""
+    shown = "; ".join(
+        f"throws {again:,}–{again + length - 1:,} repeat throws {first:,}–{first + length - 1:,}"
+        for again, first, length in done["repeats"][:3]
+    )
+    more = f" and {len(done['repeats']) - 3:,} more" if len(done["repeats"]) > 3 else ""
+    copied = sum(length for _, _, length in done["repeats"])
+    return (
+        f"dicebridge dice: warning: {copied:,} of the imported throws repeat a stretch already "
+        f"recorded for {done['die']} (throws numbered over its {done['recorded_before']:,} "
+        f"earlier readings, then this log): {shown}{more}. Was this log imported before? "
+        "The die's audit will say it holds copied throws."
+    )
 
 
 def run_confirm(args: argparse.Namespace) -> int:

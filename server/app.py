@@ -25,6 +25,7 @@ from pydantic import BaseModel, Field, StrictFloat, StrictInt
 
 from audit.ledger_audit import DieAudit, audit_die
 from audit.logs import LogError
+from audit.verdict import MAX_BIAS, MIN_BIAS
 from mechanics.reading import Reading, ReadingRefused
 from server.admin import AdminError, AdminPin
 from server.camera import CameraSource
@@ -186,7 +187,9 @@ def create_app(
             raise HTTPException(status_code=422, detail=str(err)) from None
 
     @app.get("/api/dice/{die_id}/audit")
-    def die_audit(die_id: str, bias: float = Query(0.2, gt=0, le=1)) -> dict[str, Any]:
+    def die_audit(
+        die_id: str, bias: float = Query(0.2, ge=MIN_BIAS, le=MAX_BIAS)
+    ) -> dict[str, Any]:
         return _audited(die_id, bias).to_json()
 
     @app.get("/audit/{die_id}", response_class=HTMLResponse, include_in_schema=False)
