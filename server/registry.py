@@ -148,6 +148,8 @@ class DiceRegistry:
 
     def confirm(self, throw_id: int, index: int, face: int) -> dict[str, Any]:
         """A person confirms (or corrects) die ``index`` of throw row ``throw_id``."""
+        if not 1 <= throw_id < 2**63:  # past what SQLite numbers rows by
+            raise NotFound(f"ledger row {throw_id} is not a throw")
         entry = next(iter(self._ledger.entries(kind="throw", after=throw_id - 1)), None)
         if entry is None or entry.id != throw_id:
             raise NotFound(f"ledger row {throw_id} is not a throw")

@@ -39,3 +39,10 @@ def test_dice_registered_by_another_process_are_seen_without_a_restart(tmp_path:
             command_line.append("check", {"n": 1})  # rows of other kinds after it
         assert [d.id for d in service.all()] == ["blue-d20"]
         assert service.get("Blue d20").type == "d20"
+
+
+def test_a_row_number_past_any_ledger_is_no_throw(tmp_path: Path) -> None:
+    with Ledger(tmp_path) as ledger:  # SQLite's integers end at 2**63: it had overflowed
+        for row in (10**23, 0, -5):
+            with pytest.raises(NotFound, match="is not a throw"):
+                DiceRegistry(ledger).confirm(row, 0, 1)
