@@ -31,6 +31,40 @@ function listen(onEvent, onState) {
   open();
 }
 
+// A whole number typed in a field ("3", "-2"): the number; null for anything else ("2.5",
+// "1e1", "x", ""), which a face or a count must refuse rather than cut to a whole number.
+function whole(text) {
+  const t = String(text ?? "").trim();
+  if (!/^[+-]?\d+$/.test(t)) return null;
+  const n = Number(t);
+  return Number.isSafeInteger(n) ? n : null;
+}
+
+// A field's text as typed: a number field holding what is no number reads "" in the DOM.
+function typed(input) {
+  return input.validity && input.validity.badInput ? "?" : input.value.trim();
+}
+
+// The service's words without command-line syntax: "--at-least" is "at least".
+function plain(message) {
+  return String(message)
+    .replace(/\bargument (--[a-z][a-z0-9-]*)/g, "$1")
+    .replace(/one of the arguments ((?:--[a-z][a-z0-9-]*\s*)+)is required/g,
+      (_, flags) => `one of ${flags.trim().split(/\s+/).join(" or ")} is required`)
+    .replace(/the following arguments are required:/g, "required:")
+    .replace(/--([a-z][a-z0-9-]*)(?: [A-Z][A-Z0-9_]*)?/g, (_, flag) => flag.replaceAll("-", " "));
+}
+
+// ``button`` disabled while ``work`` (an async function) runs: a double click sends once.
+async function busy(button, work) {
+  if (button.disabled) return undefined;
+  button.disabled = true;
+  const card = button.closest("[data-check]");
+  if (card) card.dataset.busy = "1";
+  try { return await work(); }
+  finally { button.disabled = false; if (card) delete card.dataset.busy; }
+}
+
 function el(tag, attrs = {}, ...children) {
   const node = document.createElement(tag);
   for (const [k, v] of Object.entries(attrs)) {
@@ -55,8 +89,9 @@ function faceText(die, face) {
 function curve(mu, sigma, beat) {
   const ns = "http://www.w3.org/2000/svg";
   const svg = document.createElementNS(ns, "svg");
-  if (typeof mu !== "number" || typeof sigma !== "number" || sigma <= 0) return svg;
   const w = 320, h = 120, lo = mu - 4 * sigma, hi = mu + 4 * sigma;
+  // a might too large for the numbers (1e308): no curve rather than NaN in the drawing
+  if (![mu, sigma, beat, lo, hi, hi - lo].every(Number.isFinite) || sigma <= 0 || !(hi > lo)) return svg;
   const x = (v) => ((v - lo) / (hi - lo)) * w, y = (v) => h - h * Math.exp(-0.5 * ((v - mu) / sigma) ** 2);
   const line = [], hit = [`${x(Math.max(beat, lo))},${h}`];
   for (let i = 0; i <= 160; i++) {
@@ -65,6 +100,7 @@ function curve(mu, sigma, beat) {
     if (v >= beat) hit.push(`${x(v)},${y(v)}`);
   }
   hit.push(`${w},${h}`);
+  if (![...line, ...hit].join(" ").split(/[ ,]/).every((v) => Number.isFinite(Number(v)))) return svg;
   svg.setAttribute("viewBox", `0 0 ${w} ${h + 16}`);
   svg.setAttribute("class", "chart");
   svg.setAttribute("role", "img");
@@ -88,7 +124,7 @@ function curve(mu, sigma, beat) {
 // A bar chart of the outcome distribution, the success region in green (SVG, like the dφ seed's).
 function chart(distribution, successFrom) {
   const ns = "http://www.w3.org/2000/svg";
-  const rows = (distribution || []).filter((r) => typeof r.outcome === "number");
+  const rows = (distribution || []).filter((r) => Number.isFinite(r.outcome) && Number.isFinite(r.p));
   const svg = document.createElementNS(ns, "svg");
   if (!rows.length) return svg;
   const w = Math.max(240, rows.length * 18), h = 120, top = Math.max(...rows.map((r) => r.p));

@@ -14,15 +14,18 @@ async function refresh() {
       el("td", {}, String(d.readings ?? 0)), el("td", {}, String(d.uncertain ?? 0)),
       el("td", {}, d.last_event ? `${NEWS[d.last_event] || d.last_event}${d.detail ? ": " + d.detail : ""}` : "—"));
   }));
+  return health;
 }
 function showPreview(source) {
   const img = document.getElementById("preview");
   img.src = `/api/sources/${encodeURIComponent(source)}/preview.jpg?t=${Date.now()}`;
   img.hidden = false;
 }
-refresh().catch((e) => { document.getElementById("camera-note").textContent = e.message; });
 document.getElementById("preview").addEventListener("error", (ev) => { ev.target.hidden = true; });
-showPreview("camera");  // hidden again if the camera has no picture yet
+// the camera's last throw, where there is a camera (asked of a service without one, the
+// picture's 404 was an error in the console on every load); hidden again if none yet
+refresh().then((health) => { if (health.camera) showPreview("camera"); })
+  .catch((e) => { document.getElementById("camera-note").textContent = e.message; });
 listen((event) => {
   if (event.type === "source" || event.type === "reading" || event.type === "uncertain") refresh();
   if (event.type === "preview") showPreview(event.source);
@@ -31,24 +34,31 @@ listen((event) => {
 // Mending a set (admin): forget a face shown as another by mistake, or remove the set.
 function mend(d) {
   const error = document.getElementById("diesets-note");
-  const call = async (path, done) => {
+  const call = (button, path, done) => busy(button, async () => {
     try {
       await api(`/api/diesets/${encodeURIComponent(d.name)}${path}`, { method: "DELETE", headers: admin() });
       error.textContent = done;
       diesets();
-    } catch (e) { error.textContent = e.message; }
-  };
+    } catch (e) { error.textContent = plain(e.message); }
+  });
   const face = el("input", { type: "number", step: "1", placeholder: "face", size: 4, "aria-label": `face of ${d.name} to forget` });
   return el("td", {},
-    d.problem ? "" : el("span", {}, face, " ", el("button", { type: "button", onclick: () => {
-      if (face.value === "") { error.textContent = "type the face to forget first"; return; }
-      call(`/faces/${parseInt(face.value, 10)}`, `${d.name}: face ${face.value} forgotten; show it again`);
+    d.problem ? "" : el("span", {}, face, " ", el("button", { type: "button", onclick: (ev) => {
+      const value = whole(typed(face));
+      if (typed(face) === "") { error.textContent = "type the face to forget first"; return; }
+      // "2.5" or "1e1" is no face: refused here, never cut to face 2 or 1 and forgotten
+      if (value === null) { error.textContent = `${d.name}: a face is a whole number, not "${typed(face)}"; nothing forgotten`; return; }
+      call(ev.currentTarget, `/faces/${value}`, `${d.name}: face ${value} forgotten; show it again`);
     } }, "Forget this face")), " ",
-    el("button", { type: "button", onclick: () => {
-      if (confirm(`Remove the die set ${d.name} and its pictures?`)) call("", `${d.name} removed`);
+    el("button", { type: "button", onclick: (ev) => {
+      if (confirm(`Remove the die set ${d.name} and its pictures?`)) call(ev.currentTarget, "", `${d.name} removed`);
     } }, "Remove the set"));
 }
 // The photos a face was taught from, to check what was shown (a face named wrong is forgotten).
+function hideFace() {
+  document.getElementById("face-figure").hidden = true;
+  document.getElementById("face-caption").textContent = "";
+}
 function showFace(name, value) {
   const img = document.getElementById("face-picture");
   img.src = `/api/diesets/${encodeURIComponent(name)}/faces/${value}.png?t=${Date.now()}`;
@@ -70,27 +80,44 @@ document.getElementById("teach").addEventListener("submit", async (ev) => {
   ev.preventDefault();
   const error = document.getElementById("teach-error");
   const name = document.getElementById("set-name").value;
-  const value = parseInt(document.getElementById("face").value, 10);
-  try {
-    const taught = await api(`/api/diesets/${encodeURIComponent(name)}/teach`, { method: "POST",
-      headers: admin(),
-      body: { die: document.getElementById("set-die").value, value } });
-    error.textContent = taught.note;  // taught, but perhaps from another die: check it
-    diesets();
-    showFace(name, value);  // what was just taught, to check it
-  } catch (e) { error.textContent = e.message; }
+  const field = document.getElementById("face");
+  const value = whole(typed(field));
+  if (!document.getElementById("set-name").validity.valid) {
+    error.textContent = "a die set's name is small letters, digits and dashes, as my-d20";
+    hideFace();
+    return;
+  }
+  if (value === null) {  // refused here: "2.5" is not taught as face 2
+    error.textContent = typed(field) === "" ? "type the face shown first" : `a face is a whole number, not "${typed(field)}"`;
+    hideFace();
+    return;
+  }
+  await busy(ev.currentTarget.querySelector("button[type=submit]"), async () => {
+    try {
+      const taught = await api(`/api/diesets/${encodeURIComponent(name)}/teach`, { method: "POST",
+        headers: admin(),
+        body: { die: document.getElementById("set-die").value, value } });
+      error.textContent = taught.note;  // taught, but perhaps from another die: check it
+      diesets();
+      showFace(name, value);  // what was just taught, to check it
+    } catch (e) {
+      error.textContent = plain(e.message);
+      hideFace();  // the picture of an earlier success is not this try's
+    }
+  });
 });
+document.getElementById("teach").noValidate = true;  // the page says what is wrong
 diesets().catch(() => {});
 
-document.getElementById("show-settings").addEventListener("click", async () => {
+document.getElementById("show-settings").addEventListener("click", (ev) => busy(ev.currentTarget, async () => {
   const error = document.getElementById("settings-error");
   try {
     const settings = await api("/api/settings", { headers: admin() });
     document.getElementById("settings").replaceChildren(...Object.entries(settings).map(([k, v]) =>
-      el("tr", {}, el("th", { scope: "row" }, k), el("td", {}, typeof v === "object" && v !== null ? JSON.stringify(v) : String(v)))));
+      el("tr", {}, el("th", { scope: "row" }, k), el("td", {}, v === null || v === undefined ? "not set" : typeof v === "object" ? JSON.stringify(v) : String(v)))));
     error.textContent = "";
-  } catch (e) { error.textContent = e.message; }
-});
+  } catch (e) { error.textContent = plain(e.message); }
+}));
 
 const TRAY_STATE = {
   taken: (t) => `In use: taken here at ${t.taken_at} (${t.size.join(" × ")} px).`,
@@ -114,8 +141,8 @@ async function emptyTray(method) {
     error.textContent = tray.problem || "";  // a picture spoilt on disk: not used, and why
   } catch (e) { error.textContent = e.message; }
 }
-document.getElementById("take-tray").addEventListener("click", () => emptyTray("POST"));
-document.getElementById("forget-tray").addEventListener("click", () => emptyTray("DELETE"));
+document.getElementById("take-tray").addEventListener("click", (ev) => busy(ev.currentTarget, () => emptyTray("POST")));
+document.getElementById("forget-tray").addEventListener("click", (ev) => busy(ev.currentTarget, () => emptyTray("DELETE")));
 emptyTray("GET");
 
 // Teaching by throwing: collect settled one-die throws, group them, name the groups.
@@ -130,31 +157,37 @@ function showCollect(c) {
       el("input", { type: "number", step: "1", class: "group-face", "data-group": g.group })))));
   document.getElementById("collect-teach").hidden = !c.groups.length;
 }
-async function collect(method, path, body) {
+async function collect(button, method, path, body) {
   const error = document.getElementById("collect-error");
-  try {
-    showCollect(await api(`/api/diesets/${setName()}/${path}`, { method, headers: admin(), body }));
-    error.textContent = "";
-  } catch (e) { error.textContent = e.message; }
+  await busy(button, async () => {
+    try {
+      showCollect(await api(`/api/diesets/${setName()}/${path}`, { method, headers: admin(), body }));
+      error.textContent = "";
+    } catch (e) { error.textContent = plain(e.message); }
+  });
 }
-document.getElementById("collect-start").addEventListener("click", () =>
-  collect("POST", "collect", { die: document.getElementById("set-die").value }));
-document.getElementById("collect-stop").addEventListener("click", () => collect("DELETE", "collect"));
-document.getElementById("collect-group").addEventListener("click", () => collect("POST", "groups"));
-document.getElementById("collect-teach").addEventListener("click", async () => {
+document.getElementById("collect-start").addEventListener("click", (ev) =>
+  collect(ev.currentTarget, "POST", "collect", { die: document.getElementById("set-die").value }));
+document.getElementById("collect-stop").addEventListener("click", (ev) => collect(ev.currentTarget, "DELETE", "collect"));
+document.getElementById("collect-group").addEventListener("click", (ev) => collect(ev.currentTarget, "POST", "groups"));
+document.getElementById("collect-teach").addEventListener("click", (ev) => busy(ev.currentTarget, async () => {
   const error = document.getElementById("collect-error");
-  const values = {};
+  const values = {}, wrong = [];
   for (const input of document.querySelectorAll("input.group-face")) {
-    if (input.value !== "") values[input.dataset.group] = parseInt(input.value, 10);
+    if (typed(input) === "") continue;
+    const face = whole(typed(input));
+    if (face === null) wrong.push(`group ${input.dataset.group}: a face is a whole number, not "${typed(input)}"`);
+    else values[input.dataset.group] = face;
   }
+  if (wrong.length) { error.textContent = `${wrong.join("; ")}; nothing taught`; return; }
   try {
     const taught = await api(`/api/diesets/${setName()}/groups/teach`, { method: "POST", headers: admin(), body: { values } });
     error.textContent = "";
     document.getElementById("collect-state").textContent =
       `taught ${taught.name}: ${taught.taught.join(" ")}` + (taught.missing.length ? `; still to show: ${taught.missing.join(" ")}` : "");
     diesets();
-  } catch (e) { error.textContent = e.message; }
-});
+  } catch (e) { error.textContent = plain(e.message); }
+}));
 listen((event) => {
   if (event.type === "source" && event.event === "collected") {
     document.getElementById("collect-state").textContent = event.detail;
@@ -292,6 +325,6 @@ document.getElementById("clear-corners").addEventListener("click", () => {
   areaField.value = "";
   drawCorners();
 });
-document.getElementById("save-area").addEventListener("click", () => trayArea("PUT"));
-document.getElementById("forget-area").addEventListener("click", () => trayArea("DELETE"));
+document.getElementById("save-area").addEventListener("click", (ev) => busy(ev.currentTarget, () => trayArea("PUT")));
+document.getElementById("forget-area").addEventListener("click", (ev) => busy(ev.currentTarget, () => trayArea("DELETE")));
 trayArea("GET");

@@ -1,8 +1,12 @@
 "use strict";
 let throws = [];
+const when = (t) => t.at.replace("T", " ").slice(0, 19);
+const sources = (t) => [...new Set(t.dice.map((d) => d.source))].join(", ");
+// the text a row shows (not the data's field names: "die" or a quote matched every row)
+const rowText = (t) => [t.id, when(t), t.check || "—", ...t.dice.map(dieText), sources(t)].join(" ");
 function shown() {
   const q = document.getElementById("filter").value.trim().toLowerCase();
-  return throws.filter((t) => !q || JSON.stringify(t).toLowerCase().includes(q));
+  return throws.filter((t) => !q || rowText(t).toLowerCase().includes(q));
 }
 function dieText(d) {
   const read = `${d.die}:${faceText(d.die, d.face)}`;
@@ -24,9 +28,9 @@ function dieCell(t, d, i) {
 }
 function render() {
   document.getElementById("rows").replaceChildren(...shown().map((t) => el("tr", {},
-    el("td", {}, t.id), el("td", {}, t.at.replace("T", " ").slice(0, 19)), el("td", {}, t.check || "—"),
+    el("td", {}, t.id), el("td", {}, when(t)), el("td", {}, t.check || "—"),
     el("td", {}, t.dice.map((d, i) => dieCell(t, d, i))),
-    el("td", {}, [...new Set(t.dice.map((d) => d.source))].join(", ")))));
+    el("td", {}, sources(t)))));
 }
 function renderUnsure(rows) {
   document.getElementById("unsure-rows").replaceChildren(...rows.map((r) => el("tr", {},
@@ -56,14 +60,22 @@ listen((event) => { if (event.type === "reading" || event.type === "uncertain") 
 document.getElementById("correct").addEventListener("submit", async (ev) => {
   ev.preventDefault();
   const [error, done] = [document.getElementById("c-error"), document.getElementById("c-done")];
-  const row = document.getElementById("c-row").value;
-  try {
-    const body = { index: parseInt(document.getElementById("c-index").value, 10) - 1,
-                   face: parseInt(document.getElementById("c-face").value, 10) };
+  const field = (id) => document.getElementById(id);
+  const [row, index, face] = ["c-row", "c-index", "c-face"].map((id) => whole(typed(field(id))));
+  // "2.5" is no row, die or face: refused here, never cut to 2 and recorded
+  const wrong = [[row, "c-row", "the row"], [index, "c-index", "the die"], [face, "c-face", "the face"]]
+    .filter(([n]) => n === null)
+    .map(([, id, what]) => (typed(field(id)) === "" ? `give ${what}` : `${what} is a whole number, not "${typed(field(id))}"`));
+  if (!field("c-pin").value) wrong.push("give the admin PIN");
+  if (wrong.length) { done.textContent = ""; error.textContent = wrong.join("; "); return; }
+  const button = ev.currentTarget.querySelector("button[type=submit]");
+  await busy(button, async () => { try {
+    const body = { index: index - 1, face };
     await api(`/api/throws/${encodeURIComponent(row)}/confirm`, { method: "POST",
       headers: { "content-type": "application/json", "X-Admin-PIN": document.getElementById("c-pin").value }, body });
     error.textContent = "";
     done.textContent = `Recorded: row ${row}, die ${body.index + 1} shows ${body.face}.`;
     reload();
-  } catch (e) { done.textContent = ""; error.textContent = e.message; }
+  } catch (e) { done.textContent = ""; error.textContent = plain(e.message); } });
 });
+document.getElementById("correct").noValidate = true;  // the page says what is wrong

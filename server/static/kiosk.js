@@ -1,16 +1,27 @@
 "use strict";
 // The live result, readable from two metres: the latest check's state, no controls.
+const waitingIcon = document.querySelector("#headline img").cloneNode(true);
+const resultText = (check) => (check.value !== null && check.value !== undefined
+  ? (typeof check.value === "number" && !Number.isInteger(check.value) ? check.value.toFixed(2) : String(check.value))
+  : check.outcome);
+let lastResult = null;  // the result shown big, till a new check starts
 function show(check) {
   const headline = document.getElementById("headline"), detail = document.getElementById("detail"),
         prompt = document.getElementById("prompt");
   if (check.status === "resolved") {
-    headline.textContent = check.value !== null && check.value !== undefined
-      ? (typeof check.value === "number" && !Number.isInteger(check.value) ? check.value.toFixed(2) : String(check.value))
-      : check.outcome;
+    headline.textContent = resultText(check);
     headline.className = `big outcome ${check.success ? "success" : "failure"}`;
     detail.textContent = `${check.system}: ${check.outcome}`;
     prompt.textContent = "";
+    document.getElementById("last").textContent = "";
+    lastResult = check;
   } else {
+    // a new check: the last result goes small and says what it was, not read as this one's
+    headline.replaceChildren(waitingIcon.cloneNode(true));
+    headline.className = "big";
+    document.getElementById("last").textContent = lastResult
+      ? `last result: ${lastResult.system} ${resultText(lastResult)}${lastResult.value !== null && lastResult.value !== undefined ? ` (${lastResult.outcome})` : ""}`
+      : "";
     prompt.textContent = check.prompt || "";
     detail.textContent = `${check.system}: ${percent(check.probability)} to succeed`;
   }

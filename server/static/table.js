@@ -3,17 +3,45 @@ let systems = {};
 const cards = new Map();
 const KEEP_RESOLVED = 12;  // resolved checks kept on the page (the History page has them all)
 
+// The form's values as the service takes them, and what is wrong with them in words: a
+// decimal in a whole-number field is refused here, never cut to another number.
 function params() {
-  const out = {};
+  const out = {}, problems = [];
   for (const input of document.querySelectorAll("#fields [name]")) {
     if (input.type === "checkbox") { if (input.checked) out[input.name] = true; continue; }
-    if (input.value === "") continue;
-    const kind = input.dataset.kind;
-    out[input.name] = kind === "int" ? parseInt(input.value, 10)
-      : kind === "ints" ? input.value.split(/[\s,;]+/).filter(Boolean).map((v) => parseInt(v, 10))
-      : kind === "number" ? parseFloat(input.value) : input.value;
+    const text = typed(input), kind = input.dataset.kind, name = input.name.replaceAll("_", " ");
+    if (text === "") continue;
+    if (kind === "int") {
+      const n = whole(text);
+      if (n === null) problems.push(`${name} must be a whole number`);
+      else out[input.name] = n;
+    } else if (kind === "ints") {
+      const parts = text.split(/[\s,;]+/).filter(Boolean), ns = parts.map(whole);
+      if (ns.some((n) => n === null)) problems.push(`${name} must be whole numbers, as 3 5`);
+      else out[input.name] = ns;
+    } else if (kind === "number") {
+      const n = Number(text);
+      if (!Number.isFinite(n)) problems.push(`${name} must be a number`);
+      else out[input.name] = n;
+    } else out[input.name] = input.value;
   }
-  return out;
+  return { values: out, problems };
+}
+
+// A form the service finds incomplete ("--level and --difficulty are required (or use
+// --opposed)"): what to give, in words, naming only the fields on the form; null otherwise.
+function missingHint(message) {
+  if (!/\brequired\b/.test(message)) return null;
+  const onForm = (part) => [...part.matchAll(/--([a-z][a-z0-9-]*)/g)]
+    .map((m) => m[1].replaceAll("-", "_"))
+    .filter((name) => document.querySelector(`#fields [name="${name}"]`))
+    .map((name) => name.replaceAll("_", " "));
+  const [main, alt = ""] = message.split(/\(or /);
+  const need = onForm(main), other = onForm(alt);
+  if (!need.length && !other.length) return "Fill in the form to see the odds.";
+  const joined = need.join(/one of/.test(main) ? " or " : " and ");
+  if (!need.length) return `Give the ${other.join(" or ")} to see the odds.`;
+  return `Give the ${joined}${other.length ? ` (or the ${other.join(" or ")})` : ""} to see the odds.`;
 }
 
 function buildFields() {
@@ -41,22 +69,31 @@ function preview() {
   clearTimeout(previewTimer);
   previewTimer = setTimeout(async () => {
     const odds = document.getElementById("odds"), error = document.getElementById("form-error");
-    const empty = [...document.querySelectorAll("#fields [required]")].filter((x) => x.value === "");
+    const chartBox = document.getElementById("chart");
+    const { values, problems } = params();
+    if (problems.length) {  // refused here: no odds of another value than the one typed
+      odds.textContent = ""; chartBox.replaceChildren();
+      error.textContent = problems.join("; ");
+      return;
+    }
+    const empty = [...document.querySelectorAll("#fields [required]")].filter((x) => typed(x) === "");
     if (empty.length) {  // a form just opened is not an error: say what the odds wait for
       odds.textContent = `Give the ${empty.map((x) => x.name.replaceAll("_", " ")).join(" and ")} to see the odds.`;
-      document.getElementById("chart").replaceChildren();
+      chartBox.replaceChildren();
       error.textContent = "";
       return;
     }
     try {
-      const r = await api("/api/odds", { method: "POST", body: { system: document.getElementById("system").value, params: params() } });
+      const r = await api("/api/odds", { method: "POST", body: { system: document.getElementById("system").value, params: values } });
       odds.textContent = `${r.description}: ${percent(r.probability)}${r.exact ? ` (exactly ${r.exact})` : ""}`;
-      document.getElementById("chart").replaceChildren(
+      chartBox.replaceChildren(
         r.distribution ? chart(r.distribution, r.success_from) : curve(r.might, r.swing, 0));
       error.textContent = "";
     } catch (e) {
-      odds.textContent = ""; document.getElementById("chart").replaceChildren();
-      error.textContent = e.message;
+      chartBox.replaceChildren();
+      const hint = missingHint(e.message);  // a form not yet complete: no error, a hint
+      odds.textContent = hint || "";
+      error.textContent = hint ? "" : plain(e.message);
     }
   }, 150);
 }
@@ -71,21 +108,36 @@ function entry(check) {
   }
   const error = el("p", { class: "error", role: "alert" });
   const status = el("p", { class: "status", role: "status" });
-  const form = el("form", { onsubmit: async (ev) => {
+  const enter = el("button", { type: "submit" }, "Enter dice");
+  const form = el("form", { novalidate: true, onsubmit: async (ev) => {
       ev.preventDefault();
-      const dice = [...form.querySelectorAll("input.face")].map((x) => ({ die: need.die, value: parseInt(x.value, 10) }));
-      try { update(await api(`/api/checks/${check.id}/dice`, { method: "POST", body: { dice } })); }
-      catch (e) { error.textContent = e.message; }
+      error.textContent = "";  // an old refusal is not this try's
+      const fields = [...form.querySelectorAll("input.face")];
+      const values = fields.map((x) => whole(typed(x)));
+      const wrong = fields.findIndex((x, i) => values[i] === null);
+      if (wrong >= 0) {  // refused here: a face cut to another number would be recorded
+        error.textContent = typed(fields[wrong]) === ""
+          ? `type the face of ${need.die} number ${wrong + 1} first`
+          : `${need.die} number ${wrong + 1}: a face is a whole number, not "${typed(fields[wrong])}"`;
+        fields[wrong].focus();
+        return;
+      }
+      const dice = values.map((value) => ({ die: need.die, value }));
+      await busy(enter, async () => {
+        try { update(await api(`/api/checks/${check.id}/dice`, { method: "POST", body: { dice } })); }
+        catch (e) { error.textContent = plain(e.message); }
+      });
     } },
     el("label", {}, `Enter the ${need.count} ${need.die} by hand`), inputs, " ",
-    el("button", { type: "submit" }, "Enter dice"), " ",
-    el("button", { type: "button", onclick: async () => {
+    enter, " ",
+    el("button", { type: "button", onclick: (ev) => busy(ev.currentTarget, async () => {
+      error.textContent = "";
       try { update(await api(`/api/checks/${check.id}/roll`, { method: "POST" })); }
-      catch (e) { error.textContent = e.message; } } }, "Let the appliance throw"), " ",
+      catch (e) { error.textContent = plain(e.message); } }) }, "Let the appliance throw"), " ",
     hasCamera ? el("button", { type: "button", title: "dice thrown before this check was set up",
-      onclick: async () => {
+      onclick: (ev) => busy(ev.currentTarget, async () => {
         try { error.textContent = ""; status.textContent = (await api("/api/camera/read-again", { method: "POST" })).detail; }
-        catch (e) { error.textContent = e.message; } } }, "Read the tray again") : "",
+        catch (e) { error.textContent = plain(e.message); } }) }, "Read the tray again") : "",
     status, error);
   return form;
 }
@@ -109,6 +161,8 @@ function update(check) {
   const state = JSON.stringify(shown);
   if (card.dataset.state === state) return;
   card.dataset.state = state;
+  // the focus in this card (a die typed and Enter) stays in it when it is drawn again
+  const keep = card.contains(document.activeElement) || card.dataset.busy === "1";
   const title = el("h3", {}, `${check.system} ${Object.entries(check.params || {}).map(([k, v]) => `${k}=${v}`).join(" ")}`);
   if (check.status === "resolved") {
     card.replaceChildren(title,
@@ -123,6 +177,10 @@ function update(check) {
       el("p", { class: "status" }, `chance before the throw: ${percent(check.probability)}`),
       entry(check));
   }
+  if (keep) {
+    card.setAttribute("tabindex", "-1");  // a resolved card has no field: the card itself
+    (card.querySelector("input, button") || card).focus();
+  }
 }
 
 // A die the camera could not read surely: its picture, what to do, and one press to say
@@ -134,11 +192,12 @@ function unsure(event) {
   const item = el("li", { "data-row": event.row });
   const done = () => { item.remove(); document.getElementById("unsure-section").hidden = !list.children.length; };
   const send = async (face) => {
+    error.textContent = "";
     try {
       const reply = await api(`/api/readings/${event.row}/confirm`, { method: "POST", body: face === null ? {} : { face } });
       if (reply.check) update(reply.check);
       done();
-    } catch (e) { error.textContent = e.message; }
+    } catch (e) { error.textContent = plain(e.message); }
   };
   // the guess is offered only when the camera asks for it ("confirm: 5?"), not when its
   // advice is to re-throw (a guess that poor must not be one press away)
@@ -148,26 +207,28 @@ function unsure(event) {
   const runnerUp = asks && event.runner_up !== null && event.runner_up !== undefined ? event.runner_up : null;
   // a numbered die seen among pip dice is none of the dice being read: no face to give it
   // here (the server refuses one); it is entered by hand as the die it is, or taken out
-  const typed = event.die !== "numbered";
-  const name = typed ? event.die : "numbered die";
+  const faced = event.die !== "numbered";
+  const name = faced ? event.die : "numbered die";
   // pips with no die around them, or a die far smaller than the rest: perhaps a speck
   const speck = event.problem === "no outline" || event.problem === "speck-sized";
   // a 1 the camera read beside a die it read already: perhaps one of that die's pips
   const pip = event.problem === "a pip of another die";
   // a glare spot or a pip found apart, lying on a die the camera read or asks about
   const part = event.problem === "on another die";
-  const dismiss = !typed ? "Dismiss (taken out)" : speck ? "Dismiss (a speck, or re-thrown)"
+  const dismiss = !faced ? "Dismiss (taken out)" : speck ? "Dismiss (a speck, or re-thrown)"
     : pip ? "Dismiss (a pip of the die beside it)"
     : part ? "Dismiss (part of the die it lies on)" : "Dismiss (re-thrown)";
   item.append(
     event.crop ? el("img", { src: `/api/crops/${event.crop}`, alt: `the unsure ${name} as the camera saw it`, width: 64, height: 64 }) : "",
     el("span", {}, event.advice || `the ${name} is unclear`), " ",
-    guess === null ? "" : el("button", { type: "button", class: "primary", onclick: () => send(null) }, `It shows ${guess}`), " ",
-    runnerUp === null ? "" : el("button", { type: "button", onclick: () => send(runnerUp) }, `It shows ${faceText(event.die, runnerUp)}`), " ",
-    typed ? el("label", {}, guess === null ? "it shows " : "or it shows ", other) : "", " ",
-    typed ? el("button", { type: "button", onclick: () => {
-      if (other.value === "") error.textContent = "type the face it shows first";
-      else send(parseInt(other.value, 10));
+    guess === null ? "" : el("button", { type: "button", class: "primary", onclick: (ev) => busy(ev.currentTarget, () => send(null)) }, `It shows ${guess}`), " ",
+    runnerUp === null ? "" : el("button", { type: "button", onclick: (ev) => busy(ev.currentTarget, () => send(runnerUp)) }, `It shows ${faceText(event.die, runnerUp)}`), " ",
+    faced ? el("label", {}, guess === null ? "it shows " : "or it shows ", other) : "", " ",
+    faced ? el("button", { type: "button", onclick: (ev) => {
+      const face = whole(typed(other));
+      if (typed(other) === "") error.textContent = "type the face it shows first";
+      else if (face === null) error.textContent = `a face is a whole number, not "${typed(other)}"`;
+      else busy(ev.currentTarget, () => send(face));
     } }, "Enter") : "", " ",
     el("button", { type: "button", onclick: done }, dismiss),
     error);
@@ -191,15 +252,24 @@ async function start() {
   // checks waiting at the table, wherever they were set up (this page before a reload,
   // another screen, the demo), before any new one: the newest on top
   for (const check of waiting) update(check);
-  document.getElementById("check-form").addEventListener("submit", async (ev) => {
+  const form = document.getElementById("check-form");
+  form.noValidate = true;  // the page says what is wrong, in its own words
+  form.addEventListener("submit", async (ev) => {
     ev.preventDefault();
     const error = document.getElementById("form-error");
-    try {
-      const check = await api("/api/checks", { method: "POST", body: { system: select.value, params: params() } });
-      update(check);
-      error.textContent = "";
-      cards.get(check.id).querySelector("input, button")?.focus();  // on to the dice, keyboard too
-    } catch (e) { error.textContent = e.message; }
+    const { values, problems } = params();
+    if (problems.length) { error.textContent = problems.join("; "); return; }  // nothing sent
+    await busy(form.querySelector("button[type=submit]"), async () => {
+      try {
+        const check = await api("/api/checks", { method: "POST", body: { system: select.value, params: values } });
+        update(check);
+        error.textContent = "";
+        cards.get(check.id).querySelector("input, button")?.focus();  // on to the dice, keyboard too
+      } catch (e) {
+        const hint = missingHint(e.message);
+        error.textContent = hint ? hint.replace(" to see the odds.", " first.") : plain(e.message);
+      }
+    });
   });
   listen((event) => {
     // a check set up elsewhere joins the page; one resolved before it was seen does not
