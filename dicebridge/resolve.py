@@ -206,20 +206,14 @@ def run(args: argparse.Namespace) -> int:
         die = first if first in PHYSICAL_DICE.get(args.system, ()) else None
         check = BUILDERS[args.system][1](args, die)
         check = check.accept(*readings)
+        state = check.to_dict()  # a check whose parameters have no roll says so here
     except (ReadingRefused, ValueError) as err:
         if args.json:
             print(json.dumps({"status": "refused", "error": str(err)}))
         print(f"dicebridge resolve {args.system}: {err}", file=sys.stderr)
         return 2
-    state = check.to_dict()
     if args.json:
         print(json.dumps(state))
     else:
         print(state["prompt"] if state["status"] == "need" else state["explanation"])
-    return 0
-    resolution = check.resolve()
-    if args.json:
-        print(json.dumps({"status": "resolved", **resolution.to_dict()}))
-    else:
-        print(resolution.explanation)
     return 0

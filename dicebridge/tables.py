@@ -11,6 +11,7 @@ import argparse
 import csv
 import html
 import io
+import sys
 from collections.abc import Sequence
 from typing import Any
 
@@ -29,7 +30,8 @@ def add_subcommand(subparsers: Any) -> None:
     parser.add_argument("--format", choices=("csv", "md", "html"), default="md")
     parser.add_argument(
         "--table",
-        help="csv prints one table: dphi: d100 (default), tail, check; d5: 1 (default), 2, 3, 4",
+        help="one table (csv: the first by default; md: all by default): "
+        "dphi: d100, tail, check; d5: 1, 2, 3, 4",
     )
     parser.add_argument(
         "--ratio",
@@ -38,20 +40,57 @@ def add_subcommand(subparsers: Any) -> None:
         metavar="R",
         help="dφ check table for might/swing = R (repeatable; default −2.5 to 2.5 by 1/8)",
     )
-    parser.add_argument("--critical", type=float, default=0.0, metavar="C")
+    parser.add_argument(
+        "--critical",
+        type=float,
+        metavar="C",
+        help="dφ check table with a critical boost C, 0 ≤ C < 0.5 (default 0)",
+    )
     parser.set_defaults(handler=run)
 
 
+TABLE_NAMES = {"dphi": ("d100", "tail", "check"), "d5": ("1", "2", "3", "4")}
+
+
+def refusal(system: str, message: str) -> SystemExit:
+    """Bad input: one line on stderr and exit status 2 (``str()`` of it is the line)."""
+    line = f"dicebridge tables {system}: {message}"
+    print(line, file=sys.stderr)
+    error = SystemExit(line)
+    error.code = 2
+    return error
+
+
 def run(args: argparse.Namespace) -> int:
-    tables = dphi(args.ratio or CHECK_RATIOS, args.critical) if args.system == "dphi" else d5()
+    names = TABLE_NAMES[args.system]
+    chosen = args.table
+    if chosen is not None and chosen not in names:
+        raise refusal(args.system, f"--table for {args.system} is one of {', '.join(names)}")
+    if chosen is not None and args.format == "html":
+        raise refusal(args.system, "the html page prints every table: --table is for csv or md")
+    given = " and ".join(
+        flag for flag, value in (("--ratio", args.ratio), ("--critical", args.critical))
+        if value is not None
+    )  # fmt: skip
+    verb = "are" if " and " in given else "is"
+    if given and args.system != "dphi":
+        raise refusal(args.system, f"{given} {verb} for the dφ check table, not the d5 tables")
+    printed = [chosen or names[0]] if args.format == "csv" else [chosen] if chosen else names
+    if given and "check" not in printed:
+        raise refusal(args.system, f"{given} {verb} for the check table: add --table check")
+    try:
+        tables = (
+            dphi(args.ratio or CHECK_RATIOS, args.critical or 0.0)
+            if args.system == "dphi"
+            else d5()
+        )
+    except ValueError as err:  # a ratio or critical boost that has no table
+        raise refusal(args.system, str(err)) from None
     if args.format == "csv":
-        names = {"dphi": ("d100", "tail", "check"), "d5": ("1", "2", "3", "4")}[args.system]
-        chosen = args.table or names[0]
-        if chosen not in names:
-            raise SystemExit(f"--table for {args.system} is one of {', '.join(names)}")
-        print(to_csv(tables[names.index(chosen)]), end="")
+        print(to_csv(tables[names.index(chosen or names[0])]), end="")
     elif args.format == "md":
-        print("\n\n".join(to_markdown(t) for t in tables))
+        picked = tables if chosen is None else [tables[names.index(chosen)]]
+        print("\n\n".join(to_markdown(t) for t in picked))
     else:
         print(printable(args.system, tables))
     return 0

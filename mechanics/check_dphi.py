@@ -90,9 +90,8 @@ class DphiCheck(DiceCheck):
             return Need(self.die, left, "for the dφ table") if left > 0 else None
         interval = self.interval()
         side = interval.side_of(self.threshold)
-        if self.mode == "value":
-            low, high = interval.z_bounds()
-            if side is not None and high - low < self.precision:
+        if self.mode == "value":  # to the precision, or u to 10⁻¹⁶ (a leading run of 9s or 0s)
+            if side is not None and interval.value_known(self.precision):
                 return None
             return Need(self.die, 1, "for the next digit" if self.readings else "")
         if side is not None:
@@ -134,7 +133,7 @@ class DphiCheck(DiceCheck):
             interval = self.interval()
             low, high = interval.z_bounds()
             success = bool(interval.side_of(self.threshold))
-            value = r.value_at(float(interval.midpoint))
+            value = r.might + r.swing * interval.z_midpoint  # exact in the tails
             how = (
                 f"{self.die}s {shown} put u in [{float(interval.lo):.6g}, {float(interval.hi):.6g})"
             )
@@ -241,8 +240,8 @@ class DphiSplitCheck(DiceCheck):
 
     def resolve(self) -> Resolution:
         a, b = self._intervals()
-        first = self.each.value_at(float(a.midpoint)) + self.first
-        second = self.each.value_at(float(b.midpoint)) + self.second
+        first = self.first + self.each.swing * a.z_midpoint
+        second = self.second + self.each.swing * b.z_midpoint
         won = bool(self._winner())
         p, _ = self.chance()
         s = self.each.swing

@@ -12,6 +12,7 @@ which happens with chance n^−k after k digits.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Sequence
 from dataclasses import dataclass
 from fractions import Fraction
@@ -20,6 +21,49 @@ from mechanics.dphi import Roll, phi, phi_inverse
 
 # base and the digit a face stands for, per die that can serve as a digit
 DIGIT_DICE = ("d10", "d20", "d6", "d100")
+# Value mode reads u to at most this width: the seed's "16 or so decimal digits output by
+# our dφ roller are more than enough for all practical purposes".  It is what ends a
+# leading run of 9s or 0s, whose values reach to ±∞ however many digits are read.
+VALUE_RESOLUTION = Fraction(1, 10**16)
+# Below this tail Φ⁻¹ comes from the asymptotic series (floats end near 10⁻³⁰⁸).
+_FLOAT_TAIL = Fraction(1, 10**300)
+
+
+def z_of(u: Fraction) -> float:
+    """Φ⁻¹(u) for an exact u in [0, 1]: −inf at 0, +inf at 1, never an error.
+
+    The upper half is worked out from its tail 1 − u, kept exact, so a run of
+    twenty 9s reads +9.26 where float(u) would have rounded to 1.0 (and Φ⁻¹ to an
+    error); tails beyond the floats (a run of 400 digits) use the asymptotic series.
+    """
+    x = float(u)
+    if 1e-300 <= x <= 0.99:  # the float is as good as u here (and quick)
+        return phi_inverse(x)
+    if u <= 0:
+        return -math.inf
+    if u >= 1:
+        return math.inf
+    return _lower_z(u) if x < 0.5 else -_lower_z(1 - u)
+
+
+def _lower_z(q: Fraction) -> float:
+    """Φ⁻¹(q) for 0 < q ≤ 1/2."""
+    if q >= _FLOAT_TAIL:
+        return phi_inverse(float(q))
+    # log Φ(z) = −z²/2 − log(−z) − log(2π)/2 + log(1 − z⁻² + 3z⁻⁴ − 15z⁻⁶ + 105z⁻⁸ …):
+    # for z < −37 the terms left out are below 10⁻¹⁴; Newton's method on it converges
+    # in a few steps from the leading term.
+    target = math.log(q.numerator) - math.log(q.denominator)
+    z = -math.sqrt(-2.0 * target)
+    for _ in range(100):
+        w = 1.0 / (z * z)
+        series = 1.0 - w + 3.0 * w * w - 15.0 * w**3 + 105.0 * w**4
+        log_phi = -z * z / 2 - math.log(-z) - math.log(2 * math.pi) / 2 + math.log(series)
+        step = (log_phi - target) / (-z - 1.0 / z)
+        z -= step
+        if abs(step) <= 1e-15 * abs(z):
+            break
+    return z
 
 
 def digit_base(die: str) -> int:
@@ -62,11 +106,21 @@ class UniformInterval:
     def midpoint(self) -> Fraction:
         return (self.lo + self.hi) / 2
 
+    @property
+    def z_midpoint(self) -> float:
+        """Φ⁻¹ of the middle of the interval: the dφ value these digits read."""
+        return z_of(self.midpoint)
+
     def z_bounds(self) -> tuple[float, float]:
-        """[Φ⁻¹(lo), Φ⁻¹(hi)): −inf and +inf at the ends of (0, 1)."""
-        low = -float("inf") if self.lo == 0 else phi_inverse(float(self.lo))
-        high = float("inf") if self.hi == 1 else phi_inverse(float(self.hi))
-        return low, high
+        """[Φ⁻¹(lo), Φ⁻¹(hi)): −inf and +inf at the ends of (0, 1); exact in the tails."""
+        return z_of(self.lo), z_of(self.hi)
+
+    def value_known(self, precision: float) -> bool:
+        """Value mode's stopping rule, the side of the target apart: the values still
+        possible span less than ``precision`` (dφ units), or u is known to
+        VALUE_RESOLUTION (16 decimal digits), which ends a leading run of 9s or 0s."""
+        low, high = self.z_bounds()
+        return high - low < precision or self.width <= VALUE_RESOLUTION
 
     def side_of(self, threshold: Fraction) -> bool | None:
         """True if all of [lo, hi) is at or above the threshold, False if all below,
@@ -86,7 +140,7 @@ def value_of_digits(digits: Sequence[int], base: int) -> float:
             raise ValueError(f"digit {d} is not a base-{base} digit")
         number = number * base + d
     scale = base ** len(digits)
-    return phi_inverse((2 * number + 1) / (2 * scale))
+    return z_of(Fraction(2 * number + 1, 2 * scale))
 
 
 def interval_of(digits: Sequence[int], base: int) -> UniformInterval:
@@ -104,7 +158,8 @@ def success_threshold(
     The float chance is turned into a Fraction exactly, taking whichever tail
     erfc gives accurately, so 1 − threshold is the check's chance to the last
     bit even for a 10⁻²⁰ long shot.  With a critical boost c, u < c always fails
-    and u > 1 − c always succeeds: the threshold is clamped to [c, 1 − c].
+    and u > 1 − c always succeeds: the threshold is clamped to [c, 1 − c], c taken
+    as the decimal it was written as (:func:`critical_strip`).
     """
     if not 0.0 <= critical < 0.5:
         raise ValueError(f"a critical boost must be in [0, 0.5), not {critical}")
@@ -114,8 +169,21 @@ def success_threshold(
         threshold = 1 - Fraction(success)
     else:  # the failure tail is the accurate one here
         threshold = Fraction(1 - roll.p_above(beat) if swing == 0 else phi((beat - might) / swing))
-    c = Fraction(critical)
+    c = critical_strip(critical)
     return min(max(threshold, c), 1 - c)
+
+
+def critical_strip(critical: float) -> Fraction:
+    """The width of a critical strip as the decimal written: 0.05 is 1/20 exactly.
+
+    A boost is given in decimal (the seed: "a critical boost of 5% matches exactly
+    the critical rolls on a d20"), while the float 0.05 is 0.05000000000000000277…:
+    taken as that binary value, the strip's edge fell 2.8·10⁻¹⁸ inside d100 result
+    06, so a d20's 2 or a d10's 0 then 5 asked for more dice, and the printed check
+    table split row 06 where the d100 table reads it whole.  The shortest decimal
+    that gives back the float (its repr) is the number that was written.
+    """
+    return Fraction(repr(float(critical)))
 
 
 def expected_digits(threshold: Fraction, base: int = 10, depth: int = 60) -> Fraction:

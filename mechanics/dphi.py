@@ -44,8 +44,15 @@ def phi_inverse(p: float) -> float:
 
 
 def hops_to_factor(hops: float) -> float:
-    """The swing multiplier of a modifier of ``hops``ℏ (10ℏ → √2, −20ℏ → 1/2)."""
-    return math.pow(2.0, hops / HOPS_PER_DOUBLING)
+    """The swing multiplier of a modifier of ``hops``ℏ (10ℏ → √2, −20ℏ → 1/2).
+
+    A modifier past about ±20,000ℏ has no float factor: that is a ValueError (with
+    the hops), never an OverflowError.
+    """
+    try:
+        return math.pow(2.0, hops / HOPS_PER_DOUBLING)
+    except OverflowError:
+        raise ValueError(f"a swing modifier of {hops}ℏ is beyond any swing") from None
 
 
 def factor_to_hops(factor: float) -> float:

@@ -17,6 +17,9 @@ from mechanics import digits
 from mechanics.dphi import phi_inverse
 
 TAIL_ROWS = (1, 2, 3, 98, 99, 100)
+# Beyond ±40 swings Φ is exactly 0 or 1 in double precision (it underflows near 38.5):
+# every row fails or every row succeeds, so no wider ratio prints another table.
+MAX_RATIO = 40.0
 
 
 def d100_rows() -> list[tuple[int, float]]:
@@ -60,6 +63,8 @@ class CheckTable:
 
 def check_table(ratio: float, critical: float = 0.0) -> CheckTable:
     """The check table for a roll whose might is ``ratio`` swings (μ/σ)."""
+    if not abs(ratio) <= MAX_RATIO:  # NaN too
+        raise ValueError(f"a check table's μ/σ must be within ±{MAX_RATIO:g}, not {ratio}")
     t = digits.success_threshold(ratio, 1.0, critical)
     chance = float(1 - t)
     hundredths = t * 100

@@ -15,6 +15,7 @@ import argparse
 import importlib
 import json
 import math
+import sys
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from fractions import Fraction
@@ -81,7 +82,28 @@ def _run(args: argparse.Namespace) -> int:
 
 
 def fraction_text(value: Fraction | None) -> str | None:
-    return None if value is None else f"{value.numerator}/{value.denominator}"
+    """The text "p/q"; None when there is no exact value, or when it is too long to print.
+
+    Python refuses to write an integer of more than ``sys.get_int_max_str_digits()``
+    digits (4,300 by default), a guard against slow conversions that this module
+    leaves in place for the whole process; such a fraction is left out, said by
+    :func:`too_long`, never a crash.
+    """
+    if value is None:
+        return None
+    try:
+        return f"{value.numerator}/{value.denominator}"
+    except ValueError:  # "Exceeds the limit (4300 digits) for integer string conversion"
+        return None
+
+
+def too_long(value: Fraction) -> str:
+    """Why a fraction's exact text is left out: about how many digits it has."""
+    bits = max(value.numerator.bit_length(), value.denominator.bit_length())
+    return (
+        f"about {int(bits * math.log10(2)) + 1} digits, more than the "
+        f"{sys.get_int_max_str_digits()} Python writes out"
+    )
 
 
 def _jsonable(value: Any) -> Any:
@@ -114,13 +136,29 @@ def to_json(report: OddsReport) -> dict[str, Any]:
                 "outcome": x,
                 "p": w / total,
                 "p_at_least": tails[x - d.low] / total,
-                "exact": f"{Fraction(w, total).numerator}/{Fraction(w, total).denominator}",
+                "exact": fraction_text(Fraction(w, total)),
             }
             for x, w in d.items()
         ]
-    if report.notes:
-        out["notes"] = list(report.notes)
+    notes = [*report.notes, *_left_out(report)]
+    if notes:
+        out["notes"] = notes
     return out
+
+
+def _left_out(report: OddsReport) -> list[str]:
+    """A note for each exact value too long to write (its text is then null)."""
+    values = [("exact", report.exact)]
+    values += [(label, v) for label, v in report.facts if isinstance(v, Fraction)]
+    if report.distribution is not None:
+        d = report.distribution
+        values += [(f"P(= {x})", Fraction(w, d.total)) for x, w in d.items()]
+    long = [(label, v) for label, v in values if v is not None and fraction_text(v) is None]
+    if not long:
+        return []
+    (label, value), more = long[0], len(long) - 1
+    others = f" (and {more} more)" if more else ""
+    return [f"{label}{others}: the exact fraction has {too_long(value)}, so it is null"]
 
 
 def _key(label: str) -> str:
@@ -139,10 +177,10 @@ def to_text(report: OddsReport, bar_width: int = 40) -> str:
     lines = [report.description, ""]
     lines.append(f"  P(success) = {_percent(report.probability)}")
     if report.exact is not None:
-        lines.append(f"  exactly      {fraction_text(report.exact)}")
+        lines.append(f"  exactly      {fraction_text(report.exact) or '(too long to write)'}")
     for label, value in report.facts:
         if isinstance(value, Fraction):
-            shown = f"{_percent(float(value))}  ({fraction_text(value)})"
+            shown = f"{_percent(float(value))}  ({fraction_text(value) or 'too long to write'})"
         elif isinstance(value, float):
             shown = f"{value:.6g}"
         else:
@@ -163,4 +201,6 @@ def to_text(report: OddsReport, bar_width: int = 40) -> str:
             lines.append("  (# marks the outcomes that succeed)")
     for note in report.notes:
         lines.append(f"  note: {note}")
+    if report.exact is not None and fraction_text(report.exact) is None:
+        lines.append(f"  note: the exact fraction has {too_long(report.exact)}")
     return "\n".join(lines)

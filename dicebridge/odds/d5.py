@@ -7,6 +7,7 @@ from fractions import Fraction
 
 from dicebridge.odds import OddsInputError, OddsReport
 from mechanics import d5, d5_tables
+from mechanics.check_d5 import MAX_AT_LEAST
 from mechanics.distribution import Distribution
 
 HELP = "d5 stop-die: roll until a 1, count the rest; net = positive − negative"
@@ -45,8 +46,11 @@ def compute(args: argparse.Namespace) -> OddsReport:
             "give it as D ≥ 0, without --single"
         )
     k = args.at_least if difference is None else difference
-    if abs(k) > 10_000:
-        raise OddsInputError("--at-least and --level-difference must be within ±10000")
+    if abs(k) > MAX_AT_LEAST:  # a check's bound: beyond it the chance is 0 or 1 to 100 digits
+        raise OddsInputError(
+            f"--at-least and --level-difference must be within ±{MAX_AT_LEAST}, as for a check"
+            f" (beyond it the chance is 0 or 1 to a hundred digits), not {k}"
+        )
     roll: d5.StopCount | d5.NetResult = d5.StopCount(q) if args.single else d5.NetResult(q)
     p = roll.p_at_least(k)
     shown = _lumped(roll, max(roll.support_for(SHOWN_TAIL), abs(k) + 1))

@@ -6,6 +6,7 @@ import argparse
 
 from dicebridge.odds import OddsInputError, OddsReport
 from mechanics import d6pool
+from mechanics.check_pools import D6PoolCheck
 
 HELP = "exploding d6 pool: 3–6 win, 5–6 roll again; score capped at 9 (12 supernatural)"
 FATES = [f.name.lower() for f in d6pool.Fate]
@@ -27,16 +28,35 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         "--versus", type=int, metavar="LEVEL", help="a contest against a neutral roll of LEVEL"
     )
     parser.add_argument(
-        "--versus-leverage", type=int, default=0, metavar="V", help="the opponent's leverage"
+        "--versus-leverage",
+        type=int,
+        metavar="V",
+        help="with --versus: the opponent's leverage (default 0)",
     )
     parser.add_argument(
         "--reroll-ties",
         action="store_true",
-        help="in a contest where a tie is impossible, ties are rerolled",
+        help="with --versus: where a tie is impossible, ties are rerolled",
     )
 
 
 def compute(args: argparse.Namespace) -> OddsReport:
+    if args.versus is None:
+        contest_only = [
+            flag
+            for flag, given in (
+                ("--versus-leverage", args.versus_leverage is not None),
+                ("--reroll-ties", args.reroll_ties),
+            )
+            if given
+        ]
+        if contest_only:
+            verb = "go" if len(contest_only) > 1 else "goes"
+            raise OddsInputError(
+                f"{' and '.join(contest_only)} {verb} with --versus LEVEL (a contest)"
+            )
+    elif args.difficulty is not None:
+        raise OddsInputError("a contest (--versus) has no difficulty: the higher total wins")
     try:
         roller = d6pool.Roller(
             level=args.level,
@@ -47,6 +67,7 @@ def compute(args: argparse.Namespace) -> OddsReport:
             leverage_before_cap=args.leverage_before_cap,
         )
         dice = roller.dice
+        D6PoolCheck(roller=roller, difficulty=0)  # a check's bounds: at most MAX_DICE dice
         if args.versus is not None:
             return _contest(args, roller)
         if args.difficulty is None:
@@ -71,7 +92,11 @@ def compute(args: argparse.Namespace) -> OddsReport:
 
 
 def _contest(args: argparse.Namespace, roller: d6pool.Roller) -> OddsReport:
-    opponent = d6pool.Roller(level=args.versus, leverage=args.versus_leverage)
+    opponent = d6pool.Roller(level=args.versus, leverage=args.versus_leverage or 0)
+    try:
+        D6PoolCheck(roller=opponent, difficulty=0)
+    except ValueError as err:
+        raise OddsInputError(f"--versus: {err}") from None
     odds = d6pool.contest([roller], [opponent])
     facts: list[tuple[str, object]] = [("P(tie)", odds.tie), ("P(opponent wins)", odds.second)]
     p = odds.first

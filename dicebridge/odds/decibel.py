@@ -32,7 +32,10 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         "--versus", type=int, metavar="M", help="dynamic roll against an M-dice pool"
     )
     parser.add_argument(
-        "--versus-discard", type=int, default=0, metavar="Y", help="dice the opposing pool discards"
+        "--versus-discard",
+        type=int,
+        metavar="Y",
+        help="with --versus: dice the opposing pool discards (default 0)",
     )
     parser.add_argument(
         "--positive", type=int, default=0, metavar="P", help="positive modifiers (each adds a die)"
@@ -70,6 +73,8 @@ def _check(args: argparse.Namespace) -> Check:
 
 
 def compute(args: argparse.Namespace) -> OddsReport:
+    if args.versus is None and args.versus_discard is not None:
+        raise OddsInputError("--versus-discard goes with --versus (a dynamic roll)")
     check = _check(args)
     notes: list[str] = []
     if args.pool < 3:
@@ -124,7 +129,7 @@ def _dynamic(args: argparse.Namespace, check: Check, notes: list[str]) -> OddsRe
     if args.second_target is not None:
         raise OddsInputError("--second-target goes with --target (a compound static check)")
     try:
-        other = Check(args.versus, args.versus_discard)
+        other = Check(args.versus, args.versus_discard or 0)
     except ValueError as err:
         raise OddsInputError(f"--versus: {err}") from None
     win, tie, lose = dynamic(check, other)

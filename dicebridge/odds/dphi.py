@@ -3,9 +3,11 @@
 from __future__ import annotations
 
 import argparse
+import math
 
 from dicebridge.odds import OddsInputError, OddsReport
 from mechanics import dphi
+from mechanics.check_dphi import MAX_HOPS
 
 HELP = "dφ: one roll of σdφ + μ succeeds when positive (swing 8, hops, static, critical)"
 
@@ -56,6 +58,16 @@ def _signed(x: float) -> str:
 
 
 def compute(args: argparse.Namespace) -> OddsReport:
+    if not abs(args.hops) <= MAX_HOPS:  # a check's bound (NaN too): 2^(H/20) overflows
+        raise OddsInputError(f"hops must be within ±{MAX_HOPS}, as for a check, not {args.hops}")
+    for flag, mights in (
+        ("--ally", args.ally),
+        ("--opponent", args.opponent),
+        ("--against", args.against),
+    ):
+        bad = [m for m in mights if not math.isfinite(m)]
+        if bad:
+            raise OddsInputError(f"{flag} takes finite mights, not {bad[0]}")
     try:
         if args.versus is not None:
             return _versus(args)
@@ -84,8 +96,12 @@ def compute(args: argparse.Namespace) -> OddsReport:
         notes.append(f"critical boost {args.critical:g}: chance clamped to [C, 1−C]")
     if args.against:
         each, all_of_them = dphi.against_each(roll, args.against)
-        facts += [(f"P(beats {m:g})", p) for m, p in zip(args.against, each, strict=True)]
-        facts.append(("P(beats all)", all_of_them))
+        c = args.critical  # the critical strips decide whatever the might beaten (as --beat)
+        facts += [
+            (f"P(beats {m:g})", dphi.clamp_chance(p, c))
+            for m, p in zip(args.against, each, strict=True)
+        ]
+        facts.append(("P(beats all)", dphi.clamp_chance(all_of_them, c)))
     description = f"{roll.swing:.4g}dφ {_signed(roll.might)} > 0"
     return OddsReport(
         system="dphi",

@@ -6,6 +6,8 @@ import argparse
 
 from dicebridge.odds import OddsInputError, OddsReport
 from mechanics import peupfudge
+from mechanics.check_pools import PeupfudgeCheck, PeupfudgeOpposedCheck
+from mechanics.reading import MAX_DICE
 
 HELP = "Peupfudge: L + A + R ≥ D with R = NdF (4dF; opposed actions 3dF)"
 
@@ -40,11 +42,13 @@ def compute(args: argparse.Namespace) -> OddsReport:
         return _opposed(args, facts)
     if args.level is None or args.difficulty is None:
         raise OddsInputError("--level and --difficulty are required (or use --opposed)")
+    dice = peupfudge.CHECK_DICE if args.dice is None else args.dice
+    try:  # the check's own bounds (a check throws 0 to MAX_DICE dice)
+        PeupfudgeCheck(level=args.level, difficulty=args.difficulty, bonus=args.bonus, dice=dice)
+    except ValueError as err:
+        raise OddsInputError(str(err)) from None
     action = peupfudge.Action(
-        level=args.level,
-        difficulty=args.difficulty,
-        bonus=args.bonus,
-        dice=peupfudge.CHECK_DICE if args.dice is None else args.dice,
+        level=args.level, difficulty=args.difficulty, bonus=args.bonus, dice=dice
     )
     p = action.p_success()
     facts = [("roll needed", f"R ≥ {action.needed}"), *facts]
@@ -63,6 +67,17 @@ def _opposed(args: argparse.Namespace, facts: list[tuple[str, object]]) -> OddsR
     if len(args.opposed) < 2:
         raise OddsInputError("--opposed needs the L + A of at least two participants")
     dice = peupfudge.OPPOSED_DICE if args.dice is None else args.dice
+    try:
+        PeupfudgeOpposedCheck(scores=tuple(args.opposed), dice=dice)
+    except ValueError as err:
+        raise OddsInputError(str(err)) from None
+    # The check throws every participant's dice in turn: at most MAX_DICE in all, as any
+    # check (and at most MAX_DICE participants, should they throw no dice).
+    if dice * len(args.opposed) > MAX_DICE or len(args.opposed) > MAX_DICE:
+        raise OddsInputError(
+            f"an opposed action of {len(args.opposed)} participants throwing {dice}dF each"
+            f" is beyond the {MAX_DICE} dice (and participants) a table holds"
+        )
     people = [
         peupfudge.Participant(f"#{i}", score, dice) for i, score in enumerate(args.opposed, 1)
     ]

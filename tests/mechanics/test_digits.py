@@ -11,7 +11,7 @@ from scipy import stats
 
 from mechanics import digits
 from mechanics.check_dphi import DphiCheck
-from mechanics.dphi import Roll, phi
+from mechanics.dphi import Roll, phi, phi_inverse
 from mechanics.reading import Reading
 
 
@@ -139,3 +139,76 @@ def test_split_rolls_compared_keep_the_unsplit_chance() -> None:
     assert p == pytest.approx(phi(2 / 8))
     assert abs(wins / n - p) < 4 * math.sqrt(p * (1 - p) / n)
     assert 2 <= used / n < 3  # about 2.3 d10s for the two rolls together
+
+
+def test_values_are_exact_in_both_tails_and_never_an_error() -> None:
+    # a leading run of 9s: u ≥ 1 − 10⁻¹⁷ rounds to 1.0 as a float, and Φ⁻¹(1.0) was an error
+    nines = digits.interval_of([9] * 17, 10)
+    low, high = nines.z_bounds()
+    assert low == pytest.approx(-digits.z_of(Fraction(1, 10**17)), rel=1e-14)
+    # (reference values from scipy: norm.isf(1e-17), norm.isf(5e-18), and log_ndtr solved)
+    assert low == pytest.approx(8.493793224109599, rel=1e-12) and high == math.inf
+    assert digits.value_of_digits([9] * 17, 10) == pytest.approx(8.573944076720883, rel=1e-12)
+    zeros = digits.interval_of([0] * 17, 10)
+    assert zeros.z_bounds() == (-math.inf, pytest.approx(-8.493793224109599, rel=1e-12))
+    # past the floats (10⁻³⁰⁸) the asymptotic tail takes over, continuous with Φ⁻¹
+    deep = digits.interval_of([9] * 400, 10)
+    assert deep.z_bounds()[0] == pytest.approx(42.810227206611344, rel=1e-12)
+    assert deep.z_midpoint == pytest.approx(42.82640649117118, rel=1e-12)
+    for k in (299, 300, 301):  # the two sides of the switch agree
+        q = Fraction(1, 10**k)
+        assert digits._lower_z(q) == pytest.approx(phi_inverse(float(q)), rel=1e-12)
+    assert (digits.z_of(Fraction(0)), digits.z_of(Fraction(1))) == (-math.inf, math.inf)
+
+
+@pytest.mark.parametrize(("base", "run"), [(10, 16), (20, 13), (6, 21), (100, 8)])
+def test_value_mode_reads_u_to_sixteen_decimal_digits(base: int, run: int) -> None:
+    """The seed's "16 or so decimal digits … are more than enough": a leading run of the
+    top or bottom digit, whose values reach ±∞, is read to 10⁻¹⁶ and no further."""
+    for digit in (0, base - 1):
+        assert not digits.interval_of([digit] * (run - 1), base).value_known(0.01)
+        cell = digits.interval_of([digit] * run, base)
+        assert cell.value_known(0.01) and cell.width <= digits.VALUE_RESOLUTION
+        assert 8.2 < abs(cell.z_midpoint) < 8.6
+    middle = digits.interval_of([5, 0, 0], 10)  # near the middle three digits are enough
+    assert middle.value_known(0.01) and not middle.value_known(0.001)
+
+
+def test_a_critical_boost_is_the_decimal_written() -> None:
+    """0.05 is a d20's 1/20 exactly, not the float 0.05000000000000000277…"""
+    assert digits.critical_strip(0.05) == Fraction(1, 20)
+    assert digits.success_threshold(20.0, 8.0, 0.05) == Fraction(1, 20)
+    assert digits.success_threshold(-20.0, 8.0, 0.1) == Fraction(9, 10)
+    for die, faces in (("d20", [2]), ("d10", [0, 5])):  # u in [1/20, …): decided at once
+        check = DphiCheck(might=20.0, critical=0.05, die=die)
+        check = check.accept(*(Reading(die, f) for f in faces))
+        assert check.need() is None and check.resolve().success is True
+    crit = DphiCheck(might=20.0, critical=0.05, die="d20").accept(Reading("d20", 1))
+    assert crit.resolve().success is False  # a d20's 1 is the failing strip, exactly
+
+
+@pytest.mark.parametrize(
+    ("die", "bottom", "top", "run"),
+    [("d10", 0, 9, 16), ("d20", 1, 20, 13), ("d6", 1, 6, 21), ("d100", 1, 100, 8)],
+)
+def test_value_mode_ends_a_leading_run_of_the_top_or_bottom_face(
+    die: str, bottom: int, top: int, run: int
+) -> None:
+    """Every throw resolves: a leading run is read to 10⁻¹⁶ (docs/mechanics/dphi.md)."""
+    for face, wins in ((top, True), (bottom, False)):
+        check = DphiCheck(might=0.5, mode="value", die=die)
+        for _ in range(run):
+            assert check.need() is not None
+            check = check.accept(Reading(die, face))
+        assert check.need() is None  # one more is refused as not needed
+        res = check.resolve()
+        assert res.success is wins and 8.2 < abs(res.value - 0.5) / 8 < 8.6
+    sixteen = DphiCheck(might=0.5, mode="value").accept(*[Reading("d10", 9)] * 16)
+    assert sixteen.resolve().value == pytest.approx(0.5 + 8 * 8.304785425194112, rel=1e-12)
+    # the side first: a long shot reads on until u passes its threshold, then stops
+    long_shot = DphiCheck(might=-70.0, mode="value").accept(*[Reading("d10", 9)] * 17)
+    assert long_shot.need() is not None
+    long_shot = long_shot.accept(Reading("d10", 9))
+    assert long_shot.need() is None and long_shot.resolve().success is True
+    adaptive = DphiCheck(might=-70.0).accept(*[Reading("d10", 9)] * 18)
+    assert adaptive.resolve().success is True  # its value was Φ⁻¹(1.0): an error

@@ -210,6 +210,12 @@ def test_bad_rolls_are_refused() -> None:
         dphi.against_each(Roll(), [])
 
 
+def test_hops_past_any_float_factor_are_a_value_error_not_an_overflow() -> None:
+    with pytest.raises(ValueError, match="beyond any swing"):
+        Roll().with_hops(1e308)
+    assert dphi.hops_to_factor(-1e308) == 0.0  # the other way the swing shrinks to 0
+
+
 # --- sampling -------------------------------------------------------------------------------
 def test_sampling_is_reproducible_and_normal() -> None:
     roll = Roll(8.0, 2.0)
