@@ -149,6 +149,9 @@ def resolve_modifier(
     return value
 
 
+MAX_LEVERAGE = 1000  # far past any character's (a Score's cap is a few dozen)
+
+
 @dataclass(frozen=True, slots=True)
 class Roller:
     """One character's roll of one skill, with its modifiers.
@@ -165,6 +168,11 @@ class Roller:
     leverage: int = 0
     supernatural: bool = False
     leverage_before_cap: bool = False
+
+    def __post_init__(self) -> None:
+        if abs(self.leverage) > MAX_LEVERAGE:  # read before the cap, the dice's wins are
+            # worked out as far as the leverage reaches: 10**6 ran into gigabytes
+            raise ValueError(f"leverage must be within ±{MAX_LEVERAGE}, not {self.leverage}")
 
     @property
     def dice(self) -> int:

@@ -222,3 +222,13 @@ def test_unknown_fate_is_named_in_the_error() -> None:
     assert Fate.named("Lucky") is Fate.LUCKY
     with pytest.raises(ValueError, match="cursed, unlucky, neutral, lucky, blessed"):
         Fate.named("jinxed")
+
+
+def test_leverage_past_any_character_is_refused_not_worked_out() -> None:
+    """Read before the cap, a leverage of 10**6 worked the dice's wins out that far (gigabytes)."""
+    from mechanics.d6pool import MAX_LEVERAGE
+
+    assert Roller(3, leverage=MAX_LEVERAGE, leverage_before_cap=True).total().p_at_least(4) == 1
+    for leverage in (MAX_LEVERAGE + 1, -(10**6)):
+        with pytest.raises(ValueError, match="leverage must be within"):
+            Roller(3, leverage=leverage, leverage_before_cap=True)
