@@ -10,6 +10,8 @@ from mechanics.check import DiceCheck, Resolution
 from mechanics.peupfudge import CHECK_DICE, OPPOSED_DICE, Action, Participant, opposed
 from mechanics.reading import MAX_DICE, Need, Reading
 
+MAX_SCORE = 10**6  # an L + A far past any character's
+
 
 def d6_as_fudge(face: int) -> int:
     """Peupfudge with ordinary d6s: 1–2 → −1, 3–4 → 0, 5–6 → +1 (equal chances)."""
@@ -206,6 +208,11 @@ class PeupfudgeOpposedCheck(DiceCheck):
             raise ValueError("Peupfudge is thrown with dF, or with d6s read as dF")
         if self.dice < 0:
             raise ValueError(f"cannot throw {self.dice} dice")
+        if self.dice * len(self.scores) > MAX_DICE:  # 2,000 players took a minute to work out
+            raise ValueError(f"an opposed action throws at most {MAX_DICE} dice in all, not "
+                             f"{self.dice} for each of {len(self.scores)}")  # fmt: skip
+        if any(abs(score) > MAX_SCORE for score in self.scores):
+            raise ValueError(f"an opposed action's scores are within ±{MAX_SCORE}")
 
     def _fudge(self, r: Reading) -> int:
         return r.face if r.die == "dF" else d6_as_fudge(r.face)
