@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -450,3 +451,50 @@ def test_a_tower_die_that_cannot_be_recorded_is_said_and_the_tower_read_on(
         os.close(master)
     said = [str(e["detail"]) for e in events if e.get("event") == "fault"]
     assert all(d.startswith("a die was not recorded (") for d in said), said
+
+
+def test_a_check_that_cannot_be_made_is_refused_and_leaves_nothing_behind(
+    tmp_path: Path,
+) -> None:
+    """A check refused as it was turned into its reply was kept unseen (its id never
+    given): it failed every later listing of checks and took the camera's throws."""
+    ledger = Ledger(tmp_path)
+    with TestClient(create_app(Table(ledger))) as client:
+        for system, params, says in [
+            ("d5", {"at_least": 2.5}, "at_least must be a whole number, not 2.5"),
+            ("d5", {"at_least": float("nan")}, "at_least must be a whole number"),
+            ("decibel", {"pool": float("nan"), "target": 10}, "pool must be a whole number"),
+            ("decibel", {"pool": 2, "target": float("nan")}, "target must be a whole number"),
+            ("d6pool", {"level": 2.5, "difficulty": 4}, "level must be a whole number"),
+            ("d6pool", {"level": True, "difficulty": 4}, "level must be a whole number, not True"),
+            ("d6pool", {"level": "3", "difficulty": 4}, "level must be a whole number, not '3'"),
+            ("peupfudge", {"level": float("nan"), "difficulty": 2}, "level must be a whole"),
+            ("dphi", {"might": float("inf")}, "might must be a finite real number"),
+            ("peupfudge", {"opposed": [3, 4.5]}, "opposed must be a list of whole numbers"),
+            ("d6pool", {"difficulty": 4}, "d6pool: missing parameter 'level'"),
+            ("peupfudge", {"opposed": [1] * 2000}, "at most 200 dice in all"),  # a minute
+            ("d6pool", {"level": 3, "difficulty": 4, "leverage": 10**6,
+                        "leverage_before_cap": True}, "leverage must be within ±1000"),
+        ]:  # fmt: skip
+            body = json.dumps({"system": system, "params": params})  # NaN as JSON5 writes it
+            reply = client.post("/api/checks", content=body,
+                                headers={"Content-Type": "application/json"})  # fmt: skip
+            assert reply.status_code == 422 and says in reply.json()["detail"], (params, reply.text)
+        assert client.get("/api/checks").json() == []
+        made = client.post("/api/checks", json={"system": "d5", "params": {"at_least": 2}})
+        assert made.status_code == 201
+        assert [c["id"] for c in client.get("/api/checks").json()] == [made.json()["id"]]
+    assert [e.body["system"] for e in ledger.entries(kind="check")] == ["d5"]
+    ledger.close()
+
+
+def test_an_opposed_action_s_scores_are_a_list_on_the_form_and_in_the_api(
+    client: TestClient,
+) -> None:
+    fields = {p["name"]: p["kind"] for p in client.get("/api/systems").json()["peupfudge"]}
+    assert fields["opposed"] == "ints"  # the page asks for several numbers, not one
+    odds = client.post("/api/odds", json={"system": "peupfudge", "params": {"opposed": [3, 4]}})
+    assert odds.status_code == 200, odds.text
+    made = client.post("/api/checks", json={"system": "peupfudge", "params": {"opposed": [3, 4]}})
+    assert made.status_code == 201, made.text
+    assert made.json()["probability"] == pytest.approx(odds.json()["probability"])
