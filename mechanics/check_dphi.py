@@ -134,9 +134,8 @@ class DphiCheck(DiceCheck):
             low, high = interval.z_bounds()
             success = bool(interval.side_of(self.threshold))
             value = r.might + r.swing * interval.z_midpoint  # exact in the tails
-            how = (
-                f"{self.die}s {shown} put u in [{float(interval.lo):.6g}, {float(interval.hi):.6g})"
-            )
+            low_text, high_text = _decimals(interval.lo, interval.hi)
+            how = f"{self.die}s {shown} put u in [{low_text}, {high_text})"
             details = (
                 ("u_low", float(interval.lo)),
                 ("u_high", float(interval.hi)),
@@ -260,3 +259,20 @@ class DphiSplitCheck(DiceCheck):
             ),
             details=(("second_value", second), ("digits", len(self.readings))),
         )
+
+
+def _decimals(lo: Fraction, hi: Fraction) -> tuple[str, str]:
+    """``lo`` and ``hi`` written with as many decimals as tell them apart (six at least):
+    sixteen 9s put u in [0.9999999999999999, 1), which six significant digits wrote as
+    [1, 1).  ``lo`` is rounded down and ``hi`` up, so the interval written holds u."""
+    width = hi - lo
+    places = 6 if width <= 0 else min(40, max(6, math.ceil(-math.log10(width)) + 1))
+
+    def written(x: Fraction, up: bool) -> str:
+        scaled = x * 10**places
+        whole = math.ceil(scaled) if up else math.floor(scaled)
+        digits_ = str(abs(whole)).rjust(places + 1, "0")
+        text = f"{'-' if whole < 0 else ''}{digits_[:-places]}.{digits_[-places:]}"
+        return text.rstrip("0").rstrip(".")
+
+    return written(lo, False), written(hi, True)

@@ -212,3 +212,11 @@ def test_value_mode_ends_a_leading_run_of_the_top_or_bottom_face(
     assert long_shot.need() is None and long_shot.resolve().success is True
     adaptive = DphiCheck(might=-70.0).accept(*[Reading("d10", 9)] * 18)
     assert adaptive.resolve().success is True  # its value was Φ⁻¹(1.0): an error
+
+
+def test_the_interval_written_tells_its_ends_apart() -> None:
+    """Six significant digits wrote sixteen 9s' interval as [1, 1)."""
+    nines = DphiCheck(might=0.5, mode="value").accept(*[Reading("d10", 9)] * 16).resolve()
+    assert "put u in [0.9999999999999999, 1);" in nines.explanation
+    two = DphiCheck(might=0.5).accept(Reading("d10", 4), Reading("d10", 8)).resolve()
+    assert "put u in [0.48, 0.49);" in two.explanation  # as before where six digits do
