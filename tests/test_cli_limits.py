@@ -42,7 +42,7 @@ def refused(*argv: str) -> str:
     [
         # just past each bound, so that without it the answer comes (quickly) instead
         (["peupfudge", "--level", "2", "--difficulty", "4", "--dice", "201"], "0 to 200 dice"),
-        (["peupfudge", "--opposed", "1", "2", "--dice", "101"], "beyond the 200 dice"),
+        (["peupfudge", "--opposed", "1", "2", "--dice", "101"], "at most 200 dice in all"),
         (["peupfudge", "--opposed", *map(str, range(201)), "--dice", "0"], "participants"),
         (["d6pool", "--level", "201", "--difficulty", "6"], "pool of 201 dice is beyond the 200"),
         (["d6pool", "--level", "3", "--labor", "198", "--difficulty", "6"], "beyond the 200"),
