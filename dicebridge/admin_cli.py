@@ -10,13 +10,14 @@ from pathlib import Path
 from typing import Any
 
 from server.admin import AdminError, AdminPin
+from server.config import default_data_dir
 
 
 def add_subcommand(subparsers: Any) -> None:
     parser = subparsers.add_parser("admin", help="the admin PIN")
     sub = parser.add_subparsers(dest="admin", metavar="ACTION", required=True)
     pin = sub.add_parser("pin", help="set a new admin PIN (asked twice, unless --pin)")
-    data_dir = Path(os.environ.get("DICEBRIDGE_DATA_DIR") or "data")
+    data_dir = default_data_dir(os.environ)
     pin.add_argument("--data-dir", type=Path, default=data_dir,
                      help=f"default {data_dir} ($DICEBRIDGE_DATA_DIR, else ./data)")  # fmt: skip
     pin.add_argument("--pin", help="the new PIN, 4 to 12 digits (for scripts)")

@@ -8,9 +8,8 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from server.config import default_data_dir
 from server.ledger import Ledger, LedgerError
-
-DEFAULT_DATA_DIR = Path("data")
 
 
 def add_subcommand(subparsers: Any) -> None:
@@ -21,7 +20,7 @@ def add_subcommand(subparsers: Any) -> None:
     export.add_argument("--format", choices=("csv", "json"), default="csv")
     prune = sub.add_parser("prune-crops", help="remove dice pictures older than DAYS days")
     prune.add_argument("--days", type=float, required=True, help="keep the pictures this long")
-    data_dir = Path(os.environ.get("DICEBRIDGE_DATA_DIR") or DEFAULT_DATA_DIR)
+    data_dir = default_data_dir(os.environ)
     for p in (verify, export, prune):  # the service's folder where its setting names one
         p.add_argument("--data-dir", type=Path, default=data_dir,
                        help=f"default {data_dir} ($DICEBRIDGE_DATA_DIR, else ./data)")  # fmt: skip

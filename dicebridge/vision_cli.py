@@ -99,6 +99,15 @@ def _tray(path: Path | None) -> Any:
     return None if path is None else read_image(path, "the empty-tray picture")
 
 
+def _tray_unfit(tray: Any, image: Any, name: str) -> str:
+    """Where the empty-tray picture is of another size than the photo ``name`` (the reader
+    then reads without it), the two sizes; "" where it fits or there is none."""
+    if tray is None or tray.shape == image.shape:
+        return ""
+    return (f"the empty-tray picture is {tray.shape[1]}×{tray.shape[0]}, {name} "
+            f"{image.shape[1]}×{image.shape[0]}")  # fmt: skip
+
+
 def _reader_for(diesets: list[Path] | None) -> Any:
     from vision.reader import DiceReader
 
@@ -143,17 +152,16 @@ def run_eval(args: argparse.Namespace) -> int:
         return _fail(f"images of {', '.join(untaught)} are read with a taught die set: give "
                      "--dieset DIR for each (`dicebridge vision teach` makes one)")  # fmt: skip
 
-    unfit: list[str] = []  # photos of another size than the empty-tray picture (said once)
+    told = False  # of a photo of another size than the empty-tray picture (said once)
 
     def read(image: Any, item: Any) -> Any:
+        nonlocal told
         if item.kind == "crop":
             return reader.read_crop(image, _die(args.die, item.die_type))
-        if tray is not None and tray.shape != image.shape:
-            unfit.append(item.path.name)
-            if len(unfit) == 1:
-                print(f"dicebridge vision eval: the empty-tray picture is {tray.shape[1]}×"
-                      f"{tray.shape[0]}, {item.path.name} {image.shape[1]}×{image.shape[0]}: "
-                      "photos of another size are read without it", file=sys.stderr)  # fmt: skip
+        if (unfit := _tray_unfit(tray, image, item.path.name)) and not told:
+            told = True
+            print(f"dicebridge vision eval: {unfit}: photos of another size are read without "
+                  "it", file=sys.stderr)  # fmt: skip
         return reader.read(image, _die(args.die, item.die_type), tray)
 
     def progress(n: int) -> None:
@@ -224,10 +232,8 @@ def run_read(args: argparse.Namespace) -> int:
         return _fail(str(err))
     # with sets of several types, a die of one is read by its own (`also`), not as the first's
     die, *also = list(reader.diesets) or [args.die]
-    if tray is not None and tray.shape != image.shape:
-        print(f"dicebridge vision read: the empty-tray picture is {tray.shape[1]}×"
-              f"{tray.shape[0]}, the photo {image.shape[1]}×{image.shape[0]}: read without it",
-              file=sys.stderr)  # fmt: skip
+    if unfit := _tray_unfit(tray, image, "the photo"):
+        print(f"dicebridge vision read: {unfit}: read without it", file=sys.stderr)
         tray = None
     result = (reader.read_crop(image, die) if args.crop
               else reader.read(image, die, tray, also=also))  # fmt: skip

@@ -83,6 +83,12 @@ def _typed(key: str, value: Any, kind: type) -> Any:
     return value
 
 
+def default_data_dir(env: Mapping[str, str]) -> Path:
+    """The data folder the service uses without a settings file: DICEBRIDGE_DATA_DIR, else
+    ./data (the command line's ledger and admin commands default to it too)."""
+    return Path(env.get(ENV_PREFIX + "DATA_DIR") or Config.data_dir)
+
+
 def load_config(path: Path | None = None, env: Mapping[str, str] | None = None) -> Config:
     """Defaults, then the TOML file (if given), then DICEBRIDGE_* environment variables."""
     values: dict[str, Any] = {}
