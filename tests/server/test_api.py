@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from pathlib import Path
+from typing import Any
 
 import pytest
 from fastapi.testclient import TestClient
@@ -297,42 +299,26 @@ def test_tower_readings_feed_the_oldest_waiting_check(tmp_path: Path) -> None:
 
 
 def test_a_simulated_tower_resolves_a_check_through_the_service(tmp_path: Path) -> None:
-    import os
-    import random
-    import threading
-    import time
-
     from firmware_host.protocol import DieCode
-    from firmware_host.simulator import TowerSimulator, open_pty, serve
     from server.config import TowerConfig
     from server.sources import tower_fleet
 
-    master, path = open_pty()
-    stop = threading.Event()
-    sim = TowerSimulator(slots=(DieCode.D6, DieCode.D6), rng=random.Random(9))
-    tower = threading.Thread(target=serve, args=(sim, master, 3, 0.05, stop, 0.0))
     ledger = Ledger(tmp_path)
     table = Table(ledger)
     table.registry.register("Left A", "d6")
     table.registry.register("Left B", "d6")
     check = table.create("decibel", {"pool": 3, "target": 5})  # waits for d20s: not fed
     pool = table.create("d6pool", {"level": 2, "difficulty": 1})
-    fleet = tower_fleet((TowerConfig("left", port=path, dice=("left-a", "left-b")),), table)
     events: list[dict[str, object]] = []
     table.subscribe(events.append)
-    tower.start()
-    fleet.start()
-    try:
-        deadline = time.monotonic() + 10
-        while table.get(pool["id"])["status"] != "resolved":
-            assert time.monotonic() < deadline, table.get(pool["id"])
-            time.sleep(0.02)
-        assert table.sources()["tower:left"] == "connected"
-    finally:
-        fleet.stop()
-        stop.set()
-        tower.join(timeout=5)
-        os.close(master)
+    with _tower_on_a_pty((DieCode.D6, DieCode.D6), throws=3, seed=9) as path:
+        fleet = tower_fleet((TowerConfig("left", port=path, dice=("left-a", "left-b")),), table)
+        fleet.start()
+        try:
+            _until(lambda: table.get(pool["id"])["status"] == "resolved")
+            assert table.sources()["tower:left"] == "connected"
+        finally:
+            fleet.stop()
     assert table.get(check["id"])["status"] == "need"
     # the tower's greeting is told in words (the Devices page showed "iam")
     greetings = [e for e in events if e.get("event") == "iam"]
@@ -416,39 +402,23 @@ def test_a_tower_die_that_cannot_be_recorded_is_said_and_the_tower_read_on(
     tmp_path: Path,
 ) -> None:
     """A failed write to the ledger ended the tower's thread: nothing more was read."""
-    import os
-    import random
-    import threading
-    import time
-
     from firmware_host.protocol import DieCode
-    from firmware_host.simulator import TowerSimulator, open_pty, serve
     from server.config import TowerConfig
     from server.sources import tower_fleet
 
-    master, path = open_pty()
-    stop = threading.Event()
-    sim = TowerSimulator(slots=(DieCode.D6,), rng=random.Random(3))
-    tower = threading.Thread(target=serve, args=(sim, master, 4, 0.05, stop, 0.0))
     ledger = Ledger(tmp_path)
     table = Table(ledger)
     ledger.close()  # its database gone from under the service: no die can be kept
-    fleet = tower_fleet((TowerConfig("left", port=path, mode="binary"),), table)
     events: list[dict[str, object]] = []
     table.subscribe(events.append)
-    tower.start()
-    fleet.start()
-    try:
-        deadline = time.monotonic() + 10
-        while sum(e.get("event") == "fault" for e in events) < 4:  # every die said, in turn
-            assert time.monotonic() < deadline, events
-            time.sleep(0.02)
-        assert fleet.drivers["left"].mode == "binary"  # the setting reaches the driver
-    finally:
-        fleet.stop()
-        stop.set()
-        tower.join(timeout=5)
-        os.close(master)
+    with _tower_on_a_pty((DieCode.D6,), throws=4, seed=3) as path:
+        fleet = tower_fleet((TowerConfig("left", port=path, mode="binary"),), table)
+        fleet.start()
+        try:  # every die said, in turn
+            _until(lambda: sum(e.get("event") == "fault" for e in events) >= 4)
+            assert fleet.drivers["left"].mode == "binary"  # the setting reaches the driver
+        finally:
+            fleet.stop()
     said = [str(e["detail"]) for e in events if e.get("event") == "fault"]
     assert all(d.startswith("a die was not recorded (") for d in said), said
 
@@ -498,3 +468,35 @@ def test_an_opposed_action_s_scores_are_a_list_on_the_form_and_in_the_api(
     made = client.post("/api/checks", json={"system": "peupfudge", "params": {"opposed": [3, 4]}})
     assert made.status_code == 201, made.text
     assert made.json()["probability"] == pytest.approx(odds.json()["probability"])
+
+
+@contextmanager
+def _tower_on_a_pty(slots: tuple[Any, ...], throws: int, seed: int) -> Iterator[str]:
+    """A simulated tower with ``slots`` on a real pty, throwing ``throws`` times: the path
+    to open; switched off when the block ends."""
+    import os
+    import random
+    import threading
+
+    from firmware_host.simulator import TowerSimulator, open_pty, serve
+
+    master, path = open_pty()
+    stop = threading.Event()
+    sim = TowerSimulator(slots=slots, rng=random.Random(seed))
+    tower = threading.Thread(target=serve, args=(sim, master, throws, 0.05, stop, 0.0))
+    tower.start()
+    try:
+        yield path
+    finally:
+        stop.set()
+        tower.join(timeout=5)
+        os.close(master)
+
+
+def _until(condition: Callable[[], bool], seconds: float = 10.0) -> None:
+    import time
+
+    deadline = time.monotonic() + seconds
+    while not condition():
+        assert time.monotonic() < deadline, "timed out"
+        time.sleep(0.02)
