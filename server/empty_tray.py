@@ -21,7 +21,7 @@ import cv2
 import numpy as np
 
 from server.file_cache import FileCache
-from vision.pixels import FrameError, as_bgr8, read_image
+from vision.pixels import FrameError, as_bgr8, encode_image, read_image, write_whole
 from vision.reader import DiceReader
 from vision.tray_area import TrayArea, on_tray
 
@@ -87,13 +87,12 @@ class EmptyTrayStore:
         if found:
             many = "a die" if len(found) == 1 else f"{len(found)} dice"
             raise EmptyTrayError(f"clear the tray first: the camera sees {many} on it")
-        ok, data = cv2.imencode(".png", image)
-        if not ok:
-            raise EmptyTrayError("the picture could not be encoded as PNG")
+        try:
+            data = encode_image(image)
+        except FrameError:
+            raise EmptyTrayError("the picture could not be encoded as PNG") from None
         self.path.parent.mkdir(parents=True, exist_ok=True)
-        tmp = self.path.with_suffix(".tmp")
-        tmp.write_bytes(bytes(data))
-        tmp.replace(self.path)  # whole or not at all: a reader never sees half a picture
+        write_whole(self.path, data)  # whole or not at all: a reader never sees half a picture
         return self.describe()
 
     def forget(self) -> dict[str, Any]:

@@ -19,11 +19,10 @@ import threading
 from pathlib import Path
 from typing import Any
 
-import cv2
 import numpy as np
 
 from server.file_cache import FileCache
-from vision.pixels import FrameError, as_bgr8, decode_file
+from vision.pixels import FrameError, as_bgr8, decode_file, encode_image, write_whole
 from vision.settle import picture_shift
 from vision.tray_area import TrayArea, TrayAreaError
 
@@ -107,16 +106,13 @@ class TrayAreaStore:
         self.picture_path.unlink(missing_ok=True)  # an older area's picture is none of this
         if frame is not None:
             try:
-                ok, data = cv2.imencode(".png", as_bgr8(frame, "the camera's last frame"))
+                data = encode_image(as_bgr8(frame, "the camera's last frame"))
             except FrameError:
-                ok = False
-            if ok:
-                tmp = self.picture_path.with_suffix(".tmp.png")
-                tmp.write_bytes(bytes(data))
-                tmp.replace(self.picture_path)
-        tmp = self.path.with_suffix(".tmp")
-        tmp.write_text(json.dumps({"points": area.to_list()}) + "\n", encoding="utf-8")
-        tmp.replace(self.path)  # whole or not at all
+                data = b""
+            if data:
+                write_whole(self.picture_path, data)
+        points = json.dumps({"points": area.to_list()}) + "\n"
+        write_whole(self.path, points.encode("utf-8"))  # whole or not at all
         return self.describe()
 
     def forget(self) -> dict[str, Any]:
