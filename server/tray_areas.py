@@ -42,7 +42,7 @@ def _read_area(path: Path) -> TrayArea:
 def _read_picture(path: Path) -> np.ndarray | None:
     try:
         return decode_file(path)
-    except OSError:  # removed between its stat and its reading: as if never taken
+    except (OSError, FrameError):  # removed since its stat, or not its picture: as if never taken
         return None
 
 

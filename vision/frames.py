@@ -19,7 +19,7 @@ from typing import Any, Protocol
 import cv2
 import numpy as np
 
-from vision.pixels import decode_file
+from vision.pixels import FrameError, decode_file
 
 IMAGE_SUFFIXES = (".jpg", ".jpeg", ".png", ".bmp", ".webp")
 MISSES = 3  # failed reads in a row that mean a live camera is gone (one is a hiccup)
@@ -127,6 +127,8 @@ class ImageFolder:
             try:
                 image = decode_file(path)
             except OSError:  # removed or unreadable since the folder was listed: skip it
+                continue
+            except FrameError:  # a header claiming gigapixels: skipped as any non-picture
                 continue
             if image is not None:
                 return Frame(image, self._clock(), path.name, still=True)

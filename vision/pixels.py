@@ -12,13 +12,18 @@ warning of its own).
 
 from __future__ import annotations
 
+import io
 import os
+import warnings
 from pathlib import Path
 
 import cv2
 import numpy as np
+from PIL import Image
 
 MIN_SIDE = 8  # pixels: smaller than any die the finder can see
+MAX_PIXELS = 100_000_000  # a 100-megapixel phone photo is read (300 MB as BGR); a header that
+# claims more (a 32000 × 32000 PNG of a few bytes took 6 GB) is refused before decoding
 
 
 class FrameError(ValueError):
@@ -76,16 +81,40 @@ def read_image(path: Path | str, what: str = "a picture") -> np.ndarray:
 
 def decode_file(path: Path) -> np.ndarray | None:
     """The picture in the regular file ``path`` as OpenCV decodes it (None where it is no
-    picture); OSError where the file cannot be read.  The bytes are read by Python and
-    decoded from memory: ``cv2.imread`` crashes the process on a name that is not UTF-8
-    (a stick's files written by another system) and waits forever on a named pipe."""
-    data = np.frombuffer(Path(path).read_bytes(), np.uint8)
-    if data.size == 0:
+    picture); OSError where the file cannot be read, FrameError where its header claims
+    more than MAX_PIXELS.  The bytes are read by Python and decoded from memory:
+    ``cv2.imread`` crashes the process on a name that is not UTF-8 (a stick's files
+    written by another system) and waits forever on a named pipe."""
+    raw = Path(path).read_bytes()
+    if not raw:
         return None
+    size = claimed_size(raw)
+    if size is None or size[0] * size[1] > MAX_PIXELS:
+        said = "far more" if size is None else f"{size[0]}×{size[1]} pixels, more"
+        raise FrameError(
+            f"{path} says it is a picture of {said} than the "
+            f"{MAX_PIXELS // 1_000_000} megapixels read here (shrink it first)"
+        )
     try:
-        return cv2.imdecode(data, cv2.IMREAD_COLOR)
+        return cv2.imdecode(np.frombuffer(raw, np.uint8), cv2.IMREAD_COLOR)
     except cv2.error:  # a header that claims a picture larger than OpenCV will decode
         return None
+
+
+def claimed_size(raw: bytes) -> tuple[int, int] | None:
+    """(width, height) as the picture's header says, read without decoding it: (0, 0) where
+    the header is none Pillow knows (OpenCV is left to try; its own limit is 2³⁰ pixels),
+    None where it claims past what Pillow will even open (about 179 megapixels)."""
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", Image.DecompressionBombWarning)
+            with Image.open(io.BytesIO(raw)) as picture:
+                width, height = picture.size
+                return int(width), int(height)
+    except Image.DecompressionBombError:
+        return None
+    except Exception:  # any header Pillow cannot make out: OpenCV decides
+        return (0, 0)
 
 
 def encode_image(image: np.ndarray, suffix: str = ".png", params: tuple[int, ...] = ()) -> bytes:

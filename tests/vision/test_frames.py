@@ -6,9 +6,11 @@ characters as frames)."""
 from __future__ import annotations
 
 import os
+import struct
 import subprocess
 import sys
 import threading
+import zlib
 from pathlib import Path
 
 import cv2
@@ -144,3 +146,50 @@ def test_a_pipe_named_as_a_film_is_refused_not_waited_on(tmp_path: Path) -> None
     os.mkfifo(tmp_path / "throws.mp4")
     with pytest.raises(CameraError, match="a pipe or a socket, not a video file"):
         open_camera(str(tmp_path / "throws.mp4"))
+
+
+def _png_header(width: int, height: int) -> bytes:
+    """A PNG of a few dozen bytes whose header claims ``width`` × ``height`` pixels."""
+    ihdr = struct.pack(">IIBBBBB", width, height, 8, 2, 0, 0, 0)
+    chunk = b"IHDR" + ihdr
+    tail = b"IEND"
+    return (b"\x89PNG\r\n\x1a\n" + struct.pack(">I", len(ihdr)) + chunk
+            + struct.pack(">I", zlib.crc32(chunk)) + struct.pack(">I", 0) + tail
+            + struct.pack(">I", zlib.crc32(tail)))  # fmt: skip
+
+
+def _jpeg_header(width: int, height: int) -> bytes:
+    """The start of a JPEG whose frame header claims ``width`` × ``height`` pixels."""
+    sof = struct.pack(">BHHB", 8, height, width, 3) + bytes([1, 0x11, 0, 2, 0x11, 0, 3, 0x11, 0])
+    return b"\xff\xd8" + b"\xff\xc0" + struct.pack(">H", len(sof) + 2) + sof + b"\xff\xd9"
+
+
+@pytest.mark.parametrize(
+    ("name", "header", "said"),
+    [
+        ("huge.png", _png_header(32000, 32000), "far more"),  # 6 GB had been taken
+        ("wide.png", _png_header(12000, 9000), "12000×9000 pixels, more"),  # 108 megapixels
+        ("huge.jpg", _jpeg_header(65000, 65000), "far more"),
+    ],
+    ids=["png-32000", "png-108-megapixels", "jpeg-65000"],
+)
+def test_a_picture_whose_header_claims_too_many_pixels_is_refused_unread(
+    tmp_path: Path, name: str, header: bytes, said: str
+) -> None:
+    path = tmp_path / name
+    path.write_bytes(header)
+    with pytest.raises(FrameError, match=f"{said} than the 100 megapixels read here"):
+        read_image(path)
+    # a folder of throws passes over it, as over any file that is no picture, to the next
+    write_image(tmp_path / "next.png", np.full((40, 60, 3), 90, np.uint8))
+    frame = ImageFolder(tmp_path).read()
+    assert frame is not None and frame.image.shape == (40, 60, 3)
+
+
+def test_a_picture_just_under_the_pixel_limit_is_still_decoded(tmp_path: Path) -> None:
+    # 10000 × 10000 is exactly the limit: the header is let through to OpenCV, which
+    # decodes the whole picture (one grey row after another, compressed to a few kB)
+    picture = np.full((10000, 10000), 128, np.uint8)
+    path = tmp_path / "big.png"
+    write_image(path, picture)
+    assert read_image(path).shape == (10000, 10000, 3)
