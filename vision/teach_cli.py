@@ -102,10 +102,30 @@ def run_cluster(args: argparse.Namespace) -> int:
     return 0
 
 
+TEACH_SURE = 0.7  # a find taught from must be this sure (the reader's SURE) ...
+ODD_SIZE = 1.5  # ... and no more than this many times larger or smaller than the median die
+# of the photos taught with it: a tower's wall or a shadow boxed in a photo with no die (the
+# burks background photo's surest find, 0.72, runs past its edge; its dice are 0.79-0.98)
+
+
 def biggest_change(image: np.ndarray, reader: Any, tray: np.ndarray | None) -> Any:
-    """The die in a one-die photo: the finder's surest find (on a changed spot of the tray)."""
-    found = reader.find(image, tray)
-    return found[0] if found else None
+    """The die in a one-die photo: the finder's surest find (on a changed spot of the tray)
+    that lies whole in the picture and is sure (TEACH_SURE); None where there is none."""
+    height, width = image.shape[:2]
+    for found in reader.find(image, tray):
+        x0, y0, x1, y1 = found.box
+        if found.score >= TEACH_SURE and x0 >= 0 and y0 >= 0 and x1 <= width and y1 <= height:
+            return found
+    return None
+
+
+def odd_sized(sides: list[float]) -> list[int]:
+    """The indices of the finds whose side is ODD_SIZE times the median side, or more or less
+    (among three or more; two alone cannot say which one is odd)."""
+    if len(sides) < 3:
+        return []
+    median = float(np.median(sides))
+    return [i for i, side in enumerate(sides) if not median / ODD_SIZE <= side <= median * ODD_SIZE]
 
 
 def run_teach(args: argparse.Namespace) -> int:
@@ -183,11 +203,21 @@ def run_teach(args: argparse.Namespace) -> int:
             return fail(f"{args.out} holds a set of {dieset.die}s, not {args.die}s: teach into "
                         "another folder")  # fmt: skip
     before = sum(len(crops) for crops in dieset.crops.values())
-    notes = []
-    for value, path, image in photos:
+    finds = []
+    for _, path, image in photos:  # every die found before any is taught: nothing half done
         found = biggest_change(image, reader, tray)
         if found is None:
-            return fail(f"no die found in {path}: is it on the tray, in the light?")
+            return fail(f"no die found whole in {path}: is it on the tray, in the light, away "
+                        "from the picture's edges?")  # fmt: skip
+        finds.append(found)
+    sides = [max(f.box[2] - f.box[0], f.box[3] - f.box[1]) for f in finds]
+    if odd := odd_sized(sides):
+        i = odd[0]
+        return fail(f"what was found in {photos[i][1]} is {sides[i]:.0f} px across, the dice in "
+                    f"the other photos about {np.median(sides):.0f}: is a die in it? (teach it "
+                    "apart if it was taken closer or farther)")  # fmt: skip
+    notes = []
+    for (value, path, image), found in zip(photos, finds, strict=True):
         try:
             note = dieset.teach(value, DieSet.region(image, found.box))
         except DieSetError as err:

@@ -11,6 +11,9 @@ import numpy as np
 import pytest
 
 from dicebridge.cli import main
+from tests.vision import needs_photos
+from vision.datasets import shared_photos
+from vision.reader import DiceReader
 from vision.render import PALETTE, ThrowSpec, render_throw
 from vision.teach import DieSet, DieSetError
 
@@ -119,3 +122,58 @@ def test_bad_folders_and_face_names_are_said_in_one_line(
     assert "left out tiny.png: a frame is 1×1 pixels" in said.err and "3 dice in" in said.out
     assert main(["vision", "cluster", str(frames), str(groups), "--die", "d5"]) == 2
     assert "is not an empty folder" in capsys.readouterr().err
+
+
+def test_a_photo_whose_die_is_cut_by_its_edge_is_not_taught(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    out = tmp_path / "set"
+    first, second = _photos(tmp_path, (1, 2))
+    photo = cv2.imread(second.partition("=")[2])
+    found = DiceReader().find(photo)
+    assert len(found) == 1
+    x0, _, x1, _ = (round(v) for v in found[0].box)
+    cut = tmp_path / "cut.png"  # the picture ends half way across the die
+    cv2.imwrite(str(cut), photo[:, : (x0 + x1) // 2])
+    assert main(["vision", "teach", str(out), "--die", "d5", "--face", first,
+                 "--face", f"2={cut}"]) == 2  # fmt: skip
+    assert f"no die found whole in {cut}" in capsys.readouterr().err
+    assert not out.exists()  # nothing half taught: face 1 was not kept without face 2
+
+
+def test_a_photo_whose_find_is_not_die_sized_beside_the_others_is_not_taught(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    out = tmp_path / "set"
+    shown = _photos(tmp_path, (1, 2, 3))
+    first_two = ["--face", shown[0], "--face", shown[1]]
+    photo = cv2.imread(shown[2].partition("=")[2])
+    (found,) = DiceReader().find(photo)
+    cx, cy = (found.box[0] + found.box[2]) / 2, (found.box[1] + found.box[3]) / 2
+    twice = np.float32([[2, 0, photo.shape[1] / 2 - 2 * cx], [0, 2, photo.shape[0] / 2 - 2 * cy]])
+    closer = tmp_path / "closer.png"  # twice as close, round the die: the die twice as large
+    cv2.imwrite(str(closer), cv2.warpAffine(photo, twice, photo.shape[1::-1]))
+    assert main(["vision", "teach", str(out), "--die", "d5", *first_two,
+                 "--face", f"3={closer}"]) == 2  # fmt: skip
+    err = capsys.readouterr().err
+    assert f"what was found in {closer} is" in err and "is a die in it?" in err
+    assert not out.exists()
+    third = ["--face", shown[2]]  # the die as large as in the others: taught
+    assert main(["vision", "teach", str(out), "--die", "d5", *first_two, *third]) == 0
+
+
+@needs_photos
+def test_the_burks_photo_of_the_empty_tower_is_not_taught_as_a_face(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    photos = shared_photos()
+    assert photos is not None
+    images = photos / "burks_polyhedral" / "images"
+    out = tmp_path / "d10"
+    faces = [a for v in range(3) for a in ("--face", f"{v}={images / f'D10_A_{v + 1}.jpg'}")]
+    teach = ["vision", "teach", str(out), "--die", "d10", *faces]
+    # its surest find (0.72) is the tower's wall, running past the picture's bottom edge
+    assert main([*teach, "--face", f"3={images / 'background_1.jpg'}"]) == 2
+    assert "no die found whole in" in capsys.readouterr().err
+    assert not out.exists()
+    assert main(teach) == 0  # the three photos of the d10 alone are taught
