@@ -21,6 +21,8 @@ import time
 from collections.abc import Callable
 from pathlib import Path
 
+from dicebridge.files import write_whole
+
 ITERATIONS = 200_000
 MAX_TRIES = 5
 LOCK_SECONDS = 60.0
@@ -59,10 +61,8 @@ class AdminPin:
             raise AdminError("a PIN is 4 to 12 digits")
         salt = secrets.token_bytes(16)
         self.path.parent.mkdir(parents=True, exist_ok=True)
-        tmp = self.path.with_suffix(".tmp")
-        tmp.write_text(json.dumps({"salt": salt.hex(), "hash": _hash(pin, salt)}))
-        tmp.chmod(0o600)
-        tmp.replace(self.path)
+        secret = json.dumps({"salt": salt.hex(), "hash": _hash(pin, salt)}).encode()
+        write_whole(self.path, secret, mode=0o600)
 
     def check(self, pin: str | None) -> None:
         """AdminError unless ``pin`` is the admin PIN."""

@@ -20,8 +20,9 @@ from typing import Any
 import cv2
 import numpy as np
 
+from dicebridge.files import write_whole
 from server.file_cache import FileCache
-from vision.pixels import FrameError, as_bgr8, encode_image, read_image, write_whole
+from vision.pixels import FrameError, as_bgr8, encode_image, read_image
 from vision.reader import DiceReader
 from vision.tray_area import TrayArea, on_tray
 

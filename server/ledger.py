@@ -28,6 +28,8 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
+from dicebridge.files import write_whole
+
 GENESIS = "0" * 64
 CROP_FILE = re.compile(r"[0-9a-f]{64}\.[a-z]+")  # a kept crop: its SHA-256, then its kind
 MIN_FREE_BYTES = 200 * 2**20  # crops are not kept when the disk has less free: the ledger
@@ -236,9 +238,7 @@ class Ledger:
         if not path.exists():
             if shutil.disk_usage(folder).free - len(image) < self.min_free_bytes:
                 return digest, None
-            tmp = path.with_suffix(path.suffix + ".tmp")
-            tmp.write_bytes(image)
-            tmp.replace(path)
+            write_whole(path, image)
         return digest, path
 
     def prune_crops(self, keep_days: float, now: float | None = None) -> tuple[int, int]:

@@ -21,8 +21,9 @@ from typing import Any
 
 import numpy as np
 
+from dicebridge.files import write_whole
 from server.file_cache import FileCache
-from vision.pixels import FrameError, as_bgr8, decode_file, encode_image, write_whole
+from vision.pixels import FrameError, as_bgr8, decode_file, encode_image
 from vision.settle import picture_shift
 from vision.tray_area import TrayArea, TrayAreaError
 

@@ -13,13 +13,14 @@ warning of its own).
 from __future__ import annotations
 
 import io
-import os
 import warnings
 from pathlib import Path
 
 import cv2
 import numpy as np
 from PIL import Image
+
+from dicebridge.files import write_whole
 
 MIN_SIDE = 8  # pixels: smaller than any die the finder can see
 MAX_PIXELS = 100_000_000  # a 100-megapixel phone photo is read (300 MB as BGR); a header that
@@ -126,19 +127,6 @@ def encode_image(image: np.ndarray, suffix: str = ".png", params: tuple[int, ...
     if not ok:
         raise FrameError(f"cannot encode a picture as {suffix}")
     return bytes(data.tobytes())
-
-
-def write_whole(path: Path | str, data: bytes) -> None:
-    """``data`` written to ``path`` whole or not at all (OSError where it cannot be): a file
-    read while it is written (a die set loaded as a face is taught again) is the old one or
-    the new, never half of one, and a full disk leaves the old one."""
-    path = Path(path)
-    part = path.with_name(f".{path.name}.part")
-    try:
-        part.write_bytes(data)
-        os.replace(part, path)
-    finally:
-        part.unlink(missing_ok=True)
 
 
 def write_image(path: Path | str, image: np.ndarray, params: tuple[int, ...] = ()) -> None:

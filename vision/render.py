@@ -34,7 +34,8 @@ from pathlib import Path
 import cv2
 import numpy as np
 
-from vision.pixels import write_image, write_whole
+from dicebridge.files import write_whole
+from vision.pixels import write_image
 from vision.render_faces import (
     ONE_PIP,
     SHAPES,

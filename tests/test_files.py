@@ -1,0 +1,60 @@
+"""dicebridge.files.write_whole: one write-then-rename for pictures, die sets, crops, the PIN."""
+
+from __future__ import annotations
+
+import os
+import stat
+import threading
+from pathlib import Path
+
+import pytest
+
+from dicebridge.files import write_whole
+from server.admin import AdminPin
+
+
+def test_a_file_is_replaced_whole_and_no_part_file_is_left(tmp_path: Path) -> None:
+    path = tmp_path / "set.json"
+    write_whole(path, b"old")
+    write_whole(path, b"new")
+    assert path.read_bytes() == b"new"
+    assert os.listdir(tmp_path) == ["set.json"]
+
+
+def test_a_write_that_fails_leaves_the_old_file_and_no_part(tmp_path: Path) -> None:
+    path = tmp_path / "set.json"
+    write_whole(path, b"old")
+    with pytest.raises(TypeError):  # fails once its part file is open
+        write_whole(path, "not bytes")  # type: ignore[arg-type]
+    assert path.read_bytes() == b"old"
+    assert os.listdir(tmp_path) == ["set.json"]
+
+
+def test_two_threads_writing_one_path_never_mix_their_bytes(tmp_path: Path) -> None:
+    # one crop stored twice at once: each writer had shared one part file, so one thread
+    # could rename the other's half-written bytes into place
+    path = tmp_path / "crop.png"
+    blobs = [bytes([n]) * 4_000_000 for n in (1, 2)]
+    seen: set[bytes] = set()
+
+    def write(blob: bytes) -> None:
+        for _ in range(15):
+            write_whole(path, blob)
+            data = path.read_bytes()
+            whole = len(data) == 4_000_000 and len(set(data[::4096])) == 1
+            seen.add(data[:1] + data[-1:] if whole else b"mixed")
+
+    threads = [threading.Thread(target=write, args=(b,)) for b in blobs]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert b"mixed" not in seen and seen <= {b"\x01\x01", b"\x02\x02"}
+    assert path.read_bytes() in blobs and os.listdir(tmp_path) == ["crop.png"]
+
+
+def test_the_admin_pin_file_is_readable_by_its_owner_only(tmp_path: Path) -> None:
+    pin = AdminPin(tmp_path)
+    pin.set("4321")
+    assert stat.S_IMODE(pin.path.stat().st_mode) == 0o600
+    pin.check("4321")
