@@ -18,7 +18,7 @@ import numpy as np
 
 from mechanics.reading import faces_of
 from vision.pixels import FrameError, read_image, write_image
-from vision.teach import DieSet, DieSetError, reading_die
+from vision.teach import FACE_NAME, DieSet, DieSetError, reading_die
 
 
 def similarity(regions: list[np.ndarray], die: str) -> np.ndarray:
@@ -75,7 +75,7 @@ def teach_from_folders(folder: Path, name: str, die: str) -> DieSet:
     """A die set from group folders the owner renamed to face values (others are skipped)."""
     dieset = DieSet(name, die)
     for sub in sorted(p for p in Path(folder).iterdir() if p.is_dir()):
-        if not re.fullmatch(r"-?[0-9]+", sub.name):
+        if not re.fullmatch(FACE_NAME, sub.name):
             continue  # still "group-NN": not labelled yet
         for png in sorted(sub.glob("*.png")):
             try:

@@ -46,7 +46,8 @@ from vision.teach_marks import SIDE, VARIANTS, Bank, Marks, Placed, ink_polarity
 
 __all__ = ["DIE_TYPES", "MARGIN", "SIDE", "DieSet", "DieSetError", "FaceMatch", "locate"]
 
-FACE_FILE = r"face-?\d+-\d+(-[0-9a-f]{10})?\.png"  # a face's picture in a set's folder
+FACE_NAME = r"-?[0-9]+"  # a face's value as people write it (not "²", "٣" or "--3")
+FACE_FILE = rf"face{FACE_NAME}-[0-9]+(-[0-9a-f]{{10}})?\.png"  # a face's picture in a set's folder
 REGION = 128  # the square searched for the die's body, in pixels
 ROOMY = 1.2  # a crop cut wider than this many times its box has room around the die to find
 # its body in (an old set's crops are the box alone: margin 1.0)

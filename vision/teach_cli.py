@@ -20,7 +20,7 @@ from typing import Any
 import numpy as np
 
 from mechanics.reading import faces_of
-from vision.teach import DIE_TYPES, DieSet, DieSetError, reading_die
+from vision.teach import DIE_TYPES, FACE_NAME, DieSet, DieSetError, reading_die
 
 
 def add_teach(sub: Any) -> None:
@@ -145,7 +145,7 @@ def run_teach(args: argparse.Namespace) -> int:
                     shown.append((item.values[0], item.path))
         for text in args.face:
             value, sep, path = text.partition("=")
-            if not sep or not re.fullmatch(r"-?[0-9]+", value):
+            if not sep or not re.fullmatch(FACE_NAME, value):
                 return fail(f"write a face as VALUE=PATH, not {text!r}")
             shown.append((int(value), Path(path)))
     except DatasetError as err:
