@@ -20,7 +20,7 @@ from typing import Literal
 
 from mechanics import digits
 from mechanics.check import DiceCheck, Resolution
-from mechanics.dphi import BASE_SWING, SPLIT_HOPS, Roll
+from mechanics.dphi import BASE_SWING, SPLIT_HOPS, Roll, hops_to_factor
 from mechanics.reading import Need, Reading, ReadingRefused
 
 Mode = Literal["adaptive", "value", "table"]
@@ -170,8 +170,13 @@ class DphiSplitCheck(DiceCheck):
     Each PC's dice are digits of their own u.  The check asks for a digit from
     whichever roll is less known (the wider interval of values) until the two
     intervals no longer overlap; the readings' order records whose each one was,
-    so replaying them rebuilds the same check.  The first PC's chance is exactly
+    so replaying them rebuilds the same check.  The first PC's chance is
     Φ((μ₁ − μ₂)/σ), the same as one unsplit roll.
+
+    As in value mode, a u is read to ``digits.VALUE_RESOLUTION`` and no further: two
+    leading runs of 9s (or of 0s) overlap however many digits are read.  Once both
+    are read that far, or at a zero swing (where dice change nothing), the values
+    read (Φ⁻¹ of the middle of each u's interval) decide, and equal values are a tie.
     """
 
     first: float
@@ -183,6 +188,13 @@ class DphiSplitCheck(DiceCheck):
 
     def __post_init__(self) -> None:
         digits.digit_base(self.die)
+        if not abs(self.hops) <= MAX_HOPS:  # as DphiCheck (NaN too)
+            hops_to_factor(self.hops)  # past ±20,000ℏ its words as before: "beyond any swing"
+            raise ValueError(f"hops must be within ±{MAX_HOPS}, not {self.hops}")
+        if not (math.isfinite(self.first) and math.isfinite(self.second)):
+            raise ValueError(f"the mights must be finite numbers, not {self.first}, {self.second}")
+        self.each  # noqa: B018 (validates the swing)
+        self.chance()  # validates the unsplit roll (μ₁ − μ₂ may overflow)
 
     @property
     def each(self) -> Roll:
@@ -204,6 +216,8 @@ class DphiSplitCheck(DiceCheck):
         return might + self.each.swing * low, might + self.each.swing * high
 
     def _next_is_first(self, a: digits.UniformInterval, b: digits.UniformInterval) -> bool:
+        if _read_out(a) or _read_out(b):  # a roll read to the limit is asked no more
+            return _read_out(b)
         a_lo, a_hi = self._values(a, self.first)
         b_lo, b_hi = self._values(b, self.second)
         if math.isinf(a_hi - a_lo) or math.isinf(b_hi - b_lo):
@@ -216,20 +230,25 @@ class DphiSplitCheck(DiceCheck):
         except ValueError as err:
             raise ReadingRefused(str(err)) from None
 
-    def _winner(self) -> bool | None:
-        a, b = self._intervals()
+    def _winner(self, a: digits.UniformInterval, b: digits.UniformInterval) -> bool | None:
+        """Who wins on the intervals of values alone; None while they overlap."""
         a_lo, a_hi = self._values(a, self.first)
         b_lo, b_hi = self._values(b, self.second)
         if a_lo >= b_hi:
             return True
         if a_hi <= b_lo:
             return False
-        return None
+        return None  # also at a zero swing, where the values are 0·∞ (NaN)
+
+    def _settled(self, a: digits.UniformInterval, b: digits.UniformInterval) -> bool:
+        """Nothing more to read (the values read decide where the intervals overlap)."""
+        apart = self._winner(a, b) is not None
+        return apart or (_read_out(a) and _read_out(b)) or self.each.swing == 0
 
     def need(self) -> Need | None:
-        if self._winner() is not None:
-            return None
         a, b = self._intervals()
+        if self._settled(a, b):
+            return None
         who = "first" if self._next_is_first(a, b) else "second"
         return Need(self.die, 1, f"for the {who} PC's roll")
 
@@ -241,24 +260,43 @@ class DphiSplitCheck(DiceCheck):
         a, b = self._intervals()
         first = self.first + self.each.swing * a.z_midpoint
         second = self.second + self.each.swing * b.z_midpoint
-        won = bool(self._winner())
+        won = self._winner(a, b)
+        limit = won is None and self.each.swing != 0  # what stopped the reading
+        how = ""
+        if won is None:  # both read to the limit, or a zero swing: the values read decide
+            won = None if first == second else first > second
+            how = (
+                f"both u read to 10⁻¹⁶ ({len(self.readings) // 2} {self.die}s each), "
+                if limit
+                else "a zero swing compares the mights, "
+            ) + ("and the values are equal: " if won is None else "the higher value wins: ")
+        verdict = "a tie" if won is None else f"the {'first' if won else 'second'} PC wins"
         p, _ = self.chance()
         s = self.each.swing
         return Resolution(
             system="dphi",
             value=first,
             success=won,
-            degree=(first - second) / s,
+            degree=(first - second) / s if s else None,
             probability=p,
             exact=None,
             readings=self.readings,
             explanation=(
                 f"{s:.4g}dφ + {self.first:g} rolled about {first:+.2f} against "
                 f"{s:.4g}dφ + {self.second:g} about {second:+.2f}: "
-                f"{'the first' if won else 'the second'} PC wins (first's chance {100 * p:.1f}%)"
+                f"{how}{verdict} (first's chance {100 * p:.1f}%)"
             ),
-            details=(("second_value", second), ("digits", len(self.readings))),
+            details=(
+                ("second_value", second),
+                ("digits", len(self.readings)),
+                ("read_to_limit", limit),
+            ),
         )
+
+
+def _read_out(u: digits.UniformInterval) -> bool:
+    """u known to value mode's limit (16 d10s, 13 d20s, 21 d6s, 8 d100s): read no further."""
+    return u.width <= digits.VALUE_RESOLUTION
 
 
 def _decimals(lo: Fraction, hi: Fraction) -> tuple[str, str]:

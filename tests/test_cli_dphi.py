@@ -60,3 +60,28 @@ def test_bad_input_is_a_clear_error(capsys: pytest.CaptureFixture[str]) -> None:
         main(["odds", "dphi", "--might", "1", "--critical", "0.7"])
     with pytest.raises(SystemExit, match="negative"):
         main(["odds", "dphi", "--might", "1", "--swing", "-2"])
+
+
+def resolve(capsys: pytest.CaptureFixture[str], *argv: str, rc: int = 0) -> dict[str, Any]:
+    assert main(["resolve", "dphi", *argv, "--json"]) == rc
+    out: dict[str, Any] = json.loads(capsys.readouterr().out)
+    return out
+
+
+def test_resolve_versus_reads_each_u_to_sixteen_digits(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    """Both PCs throwing 9s asked for dice forever; 16 d10s each end it (docs/mechanics/dphi.md)."""
+    versus = ("--might", "6", "--versus", "4", "--dice")
+    more = resolve(capsys, *versus, *["d10:9"] * 31)
+    assert more["status"] == "need" and more["prompt"] == "throw 1 d10 for the second PC's roll"
+    out = resolve(capsys, *versus, *["d10:9"] * 32)
+    assert out["status"] == "resolved" and out["success"] is True and out["read_to_limit"]
+    assert "both u read to 10⁻¹⁶ (16 d10s each)" in out["explanation"]
+    assert out["probability"] == pytest.approx(phi(2 / 8))
+    refused = resolve(capsys, *versus, *["d10:0"] * 33, rc=2)
+    assert refused["status"] == "refused" and "not needed" in refused["error"]
+    tie = resolve(capsys, "--might", "5", "--versus", "5", "--dice", *["d10:0"] * 32)
+    assert tie["outcome"] == "tie" and tie["success"] is None
+    hops = resolve(capsys, "--might", "6", "--versus", "4", "--hops", "1001", rc=2)
+    assert "hops must be within ±1000" in hops["error"]

@@ -10,9 +10,9 @@ import pytest
 from scipy import stats
 
 from mechanics import digits
-from mechanics.check_dphi import DphiCheck
+from mechanics.check_dphi import DphiCheck, DphiSplitCheck
 from mechanics.dphi import Roll, phi, phi_inverse
-from mechanics.reading import Reading
+from mechanics.reading import Reading, ReadingRefused
 
 
 def test_uniform_digits_give_a_standard_normal() -> None:
@@ -125,8 +125,6 @@ def test_table_mode_matches_the_printed_conversion() -> None:
 
 
 def test_split_rolls_compared_keep_the_unsplit_chance() -> None:
-    from mechanics.check_dphi import DphiSplitCheck
-
     rng = random.Random(11)
     n, wins, used = 5_000, 0, 0
     for _ in range(n):
@@ -139,6 +137,86 @@ def test_split_rolls_compared_keep_the_unsplit_chance() -> None:
     assert p == pytest.approx(phi(2 / 8))
     assert abs(wins / n - p) < 4 * math.sqrt(p * (1 - p) / n)
     assert 2 <= used / n < 3  # about 2.3 d10s for the two rolls together
+
+
+def test_a_split_check_reads_its_dice_as_before() -> None:
+    """Pinned from before the 10⁻¹⁶ limit: the order of whose digit is whose, the values."""
+    check = DphiSplitCheck(first=6, second=4)
+    whose = ""
+    for face in (5, 6, 4, 0, 6, 8, 5, 6):
+        need = check.need()
+        assert need is not None
+        whose += need.why.split()[2][0]  # "for the first PC's roll"
+        check = check.accept(Reading("d10", face))
+    assert check.need() is None and whose == "fssfsfsf"  # bounded: the wider roll reads next
+    res = check.resolve()
+    assert res.success is False and res.value == pytest.approx(6.122663418473155, rel=1e-12)
+    assert dict(res.details)["second_value"] == pytest.approx(6.127105762165482, rel=1e-12)
+    assert res.explanation == (
+        "5.657dφ + 6 rolled about +6.12 against 5.657dφ + 4 about +6.13: "
+        "the second PC wins (first's chance 59.9%)"
+    )
+    two = DphiSplitCheck(first=6, second=4).accept(Reading("d10", 3), Reading("d10", 7))
+    assert two.need() is None and two.resolve().success is False
+    assert DphiSplitCheck(first=6, second=4).accept(*check.readings) == check  # replayed
+
+
+@pytest.mark.parametrize(
+    ("die", "bottom", "top", "run"),
+    [("d10", 0, 9, 16), ("d20", 1, 20, 13), ("d6", 1, 6, 21), ("d100", 1, 100, 8)],
+)
+def test_a_split_check_reads_each_u_to_sixteen_decimal_digits(
+    die: str, bottom: int, top: int, run: int
+) -> None:
+    """Both PCs throwing 9s (or 0s) overlapped forever; each u is read to 10⁻¹⁶, as in
+    value mode, and then the values read decide (docs/mechanics/dphi.md)."""
+    for face in (top, bottom):
+        for first, second, outcome in ((6.0, 4.0, "success"), (4.0, 6.0, "failure"), (1, 1, "tie")):
+            fresh = check = DphiSplitCheck(first=first, second=second, die=die)
+            for _ in range(2 * run):  # alternately, `run` dice for each PC
+                assert check.need() is not None
+                check = check.accept(Reading(die, face))
+            assert check.need() is None
+            with pytest.raises(ReadingRefused, match="not needed"):
+                check.accept(Reading(die, face))
+            res = check.resolve()
+            assert res.outcome == outcome and dict(res.details)["read_to_limit"] is True
+            assert f"both u read to 10⁻¹⁶ ({run} {die}s each)" in res.explanation
+            assert 8.2 < abs(res.value - first) / (8 / math.sqrt(2)) < 8.6
+            assert res.probability == phi((first - second) / 8)  # the chance is unchanged
+            assert fresh.accept(*check.readings) == check  # replayed, the same check
+    nines = DphiSplitCheck(first=6, second=4).accept(*[Reading("d10", 9)] * 32).resolve()
+    assert nines.value == pytest.approx(6 + 8 / math.sqrt(2) * 8.304785425194112, rel=1e-12)
+    assert "the higher value wins: the first PC wins" in nines.explanation
+    tie = DphiSplitCheck(first=1, second=1).accept(*[Reading("d10", 0)] * 32).resolve()
+    assert tie.success is None and "and the values are equal: a tie" in tie.explanation
+
+
+def test_a_split_check_at_a_zero_swing_compares_the_mights() -> None:
+    """0·Φ⁻¹(u) was 0·∞ (NaN) at the ends of u, so no die ever decided it."""
+    assert DphiSplitCheck(first=6, second=4, swing=0).resolve().success is True
+    assert DphiSplitCheck(first=4, second=6, swing=0).resolve().success is False
+    even = DphiSplitCheck(first=5, second=5, swing=0)
+    assert even.need() is None and even.chance()[0] == 0.5
+    res = even.resolve()
+    assert res.outcome == "tie" and res.degree is None and "zero swing" in res.explanation
+    assert dict(res.details)["read_to_limit"] is False  # no die was read
+
+
+def test_a_split_check_refuses_what_a_check_refuses() -> None:
+    for hops in (1000.0, -1000.0):  # the bound itself is a check's
+        assert DphiSplitCheck(first=6, second=4, hops=hops).need() is not None
+    for hops in (1001.0, -1001.0, math.nan, math.inf):
+        with pytest.raises(ValueError, match="hops must be within ±1000"):
+            DphiSplitCheck(first=6, second=4, hops=hops)
+    for first, second in ((math.nan, 4.0), (6.0, math.inf)):
+        with pytest.raises(ValueError, match="mights must be finite"):
+            DphiSplitCheck(first=first, second=second)
+    for swing in (math.inf, -1.0):
+        with pytest.raises(ValueError, match="swing"):
+            DphiSplitCheck(first=6, second=4, swing=swing)
+    with pytest.raises(ValueError, match="not 'd8'"):
+        DphiSplitCheck(first=6, second=4, die="d8")
 
 
 def test_values_are_exact_in_both_tails_and_never_an_error() -> None:
