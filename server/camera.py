@@ -80,7 +80,8 @@ class CameraSource:
         self._trays = trays
         self._areas = areas
         self._area_unread = ""  # why the marked tray area is not used (announced once)
-        self._area_moved_told = 0  # the marking (its picture's mtime) a camera's move was told of
+        self._area_moved_told: tuple[int, bool] | None = None  # the marking (its picture's
+        # mtime) a camera's move, or a view lost, was told of
         self._tray_unfit = ""  # why the empty-tray picture is not used (announced once)
         self._light_told: np.ndarray | None = None  # the picture whose light was found stale
         self._stop = threading.Event()
@@ -367,20 +368,26 @@ class CameraSource:
         with a camera knocked since it was marked), the move said once for each marking."""
         if self._areas is None or area is None:
             return area
-        moved = 0.0
+        placed = None
         with contextlib.suppress(TrayAreaError):  # spoilt meanwhile: _area says so next time
-            area, moved = self._areas.in_picture(image)
-        if moved:
-            with contextlib.suppress(FileNotFoundError):  # forgotten meanwhile: told next time
-                marking = self._areas.picture_path.stat().st_mtime_ns
-                if marking != self._area_moved_told:
-                    self._area_moved_told = marking
-                    said = (f"the camera has moved about {moved:.0f} px since the tray's area "
-                            "was marked: the area is moved with it; if dice are left out or "
-                            "asked as half out of the tray wrongly, mark it again on the "
-                            "Devices page")  # fmt: skip
-                    self._table.source_event(self.name, "notice", {"detail": said})
-        return area
+            placed = self._areas.in_picture(image)
+        if placed is None or not (placed.moved or placed.lost):
+            return area if placed is None else placed.area
+        with contextlib.suppress(FileNotFoundError):  # forgotten meanwhile: told next time
+            marking = (self._areas.picture_path.stat().st_mtime_ns, placed.lost)
+            if marking != self._area_moved_told:
+                self._area_moved_told = marking
+                said = (
+                    "the camera's view of the tray is not the one the tray's area was marked on "
+                    "(the camera turned, tilted or moved, or the tray moved): the area is used "
+                    "where it was marked; mark it again on the Devices page"
+                    if placed.lost
+                    else f"the camera has moved about {placed.moved:.0f} px since the tray's "
+                    "area was marked: the area is moved with it; if dice are left out or asked "
+                    "as half out of the tray wrongly, mark it again on the Devices page"
+                )
+                self._table.source_event(self.name, "notice", {"detail": said})
+        return placed.area
 
     def _empty_tray(self, image: np.ndarray) -> np.ndarray | None:
         """The empty-tray picture, when there is one and it fits the camera's frames

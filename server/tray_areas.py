@@ -17,19 +17,28 @@ import json
 import math
 import threading
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
 import numpy as np
 
 from dicebridge.files import write_whole
 from server.file_cache import FileCache
 from vision.pixels import FrameError, as_bgr8, decode_file, encode_image
-from vision.settle import picture_shift
+from vision.settle import shift_seen
 from vision.tray_area import TrayArea, TrayAreaError
+from vision.view_change import view_change
 
 FILE = "tray-area.json"
 PICTURE = "tray-area.png"  # the picture the area was marked on, where there was one
 SHIFT = 0.01  # of the picture's width: a camera moved this far moves the tray's area
+
+
+class Placed(NamedTuple):
+    """Where the tray's area lies in a frame (:meth:`TrayAreaStore.in_picture`)."""
+
+    area: TrayArea | None
+    moved: float  # pixels it was moved with the camera (0: it was not)
+    lost: bool = False  # the frame is not the view it was marked on, and not followed
 
 
 def _read_area(path: Path) -> TrayArea:
@@ -83,20 +92,30 @@ class TrayAreaStore:
         with self._lock:
             return self._picture.get()
 
-    def in_picture(self, image: np.ndarray) -> tuple[TrayArea | None, float]:
-        """The area in use where the tray lies in ``image``, and how far it was moved there
-        (pixels; 0 where it was not): a camera knocked since the area was marked shifts the
-        whole picture (measured against the frame it was marked on, phase correlation), and
-        from SHIFT of the picture's width the area moves with it.  TrayAreaError as for
-        :meth:`current`."""
+    def in_picture(self, image: np.ndarray) -> Placed:
+        """The area in use where the tray lies in ``image``, how far it was moved there, and
+        whether the view was lost.  Measured against the frame the area was marked on: the
+        tray's rim matched (vision.view_change: a camera turned or tilted), else the whole
+        picture's shift (phase correlation: a plain tray knocked sideways); from SHIFT of
+        the picture's width the area moves with it.  Where neither finds the picture it was
+        marked on, the area stays where it was marked and ``lost`` is True.  TrayAreaError
+        as for :meth:`current`."""
         area = self.current()
         marked_on = self.picture() if area is not None else None
         if area is None or marked_on is None or marked_on.shape != image.shape:
-            return area, 0.0
+            return Placed(area, 0.0)
         h, w = image.shape[:2]
-        dx, dy = picture_shift(marked_on, image)
+        change = view_change(marked_on, image, area)
+        if change.homography is not None:
+            moved = change.moved(area, w, h)
+            if moved < SHIFT * w:
+                return Placed(area, 0.0)
+            return Placed(area.warped(change.homography, w, h), moved)
+        dx, dy, same = shift_seen(marked_on, image)
         moved = math.hypot(dx, dy)
-        return (area.moved(dx, dy, w, h), moved) if moved >= SHIFT * w else (area, 0.0)
+        if not same:
+            return Placed(area, 0.0, lost=True)
+        return Placed(area.moved(dx, dy, w, h), moved) if moved >= SHIFT * w else Placed(area, 0.0)
 
     def mark(self, points: Any, frame: Any = None) -> dict[str, Any]:
         """Keep ``points`` ([[x, y], ...], shares of the picture) as the tray's area, and

@@ -138,6 +138,13 @@ def picture_shift(before: np.ndarray, after: np.ndarray) -> tuple[float, float]:
     """How far the whole picture moved from ``before`` to ``after`` (x, y pixels: a camera
     nudged, its mount knocked), by phase correlation; (0, 0) where the two do not show one
     scene shifted."""
+    dx, dy, same = shift_seen(before, after)
+    return (dx, dy) if same else (0.0, 0.0)
+
+
+def shift_seen(before: np.ndarray, after: np.ndarray) -> tuple[float, float, bool]:
+    """:func:`picture_shift`'s shift, and whether the two pictures show one scene at all
+    (phase correlation's peak over SAME_VIEW)."""
     h, w = after.shape[:2]
     scale = min(1.0, SHIFT_WIDTH / max(h, w))  # a large frame at most SHIFT_WIDTH: 5-9 ms
     size = (max(8, round(w * scale)), max(8, round(h * scale)))
@@ -148,7 +155,7 @@ def picture_shift(before: np.ndarray, after: np.ndarray) -> tuple[float, float]:
 
     window = cv2.createHanningWindow(size, cv2.CV_32F)
     (dx, dy), peak = cv2.phaseCorrelate(grey(before), grey(after), window)
-    return (float(dx) / scale, float(dy) / scale) if peak > SAME_VIEW else (0.0, 0.0)
+    return float(dx) / scale, float(dy) / scale, bool(peak > SAME_VIEW)
 
 
 def unmoved_dice(

@@ -127,6 +127,16 @@ class TrayArea:
             for x, y in self.points
         ))  # fmt: skip
 
+    def warped(self, homography: np.ndarray, w: int, h: int) -> TrayArea:
+        """The area carried by ``homography`` (3 × 3, pixels of a ``w`` × ``h`` picture), kept
+        within the picture: where the tray lies once the camera turned or tilted."""
+        corners = np.array([(x * (w - 1), y * (h - 1)) for x, y in self.points], np.float64)
+        now = cv2.perspectiveTransform(corners.reshape(-1, 1, 2), homography).reshape(-1, 2)
+        return TrayArea(tuple(
+            (min(1.0, max(0.0, x / max(w - 1, 1))), min(1.0, max(0.0, y / max(h - 1, 1))))
+            for x, y in now
+        ))  # fmt: skip
+
     def to_list(self) -> list[list[float]]:
         return [[round(x, 4), round(y, 4)] for x, y in self.points]
 

@@ -775,3 +775,32 @@ def test_the_tray_area_moves_with_a_camera_knocked_since_it_was_marked(tmp_path:
     problems = [d.problem for d in sorted(camera.read_throw(knocked).dice, key=lambda d: d.box[0])]
     assert problems == [""]  # the area stays where it was marked: the middle die is beyond it
     ledger.close()
+
+
+def test_a_view_that_is_not_the_one_the_area_was_marked_on_is_said_once(tmp_path: Path) -> None:
+    """The area marked on one tray; the camera now sees another (another felt: turned
+    away, or the tray swapped): neither the tray's rim nor the whole picture's shift find
+    the picture it was marked on, so the area stays as marked and the camera says so once
+    for that marking (it had said nothing: the area was used, wrongly placed, unannounced)."""
+    from server.tray_areas import TrayAreaStore
+
+    spec = ThrowSpec(dice=("d6",) * 3, touching=0.0)
+    marked_on = render_throw(spec, np.random.default_rng([77, 3])).image
+    elsewhere = render_throw(spec, np.random.default_rng([78, 3])).image
+    ledger, table, events = _watched_table(tmp_path)
+    areas = TrayAreaStore(tmp_path)
+    points = [[0.1, 0.1], [0.9, 0.1], [0.9, 0.9], [0.1, 0.9]]
+    areas.mark(points, marked_on)
+    placed = areas.in_picture(elsewhere)
+    assert placed.lost and placed.moved == 0 and placed.area is not None
+    assert placed.area.to_list() == points
+    assert not areas.in_picture(marked_on).lost  # the view it was marked on: not lost
+    camera = CameraSource("camera", Replay([]), DiceReader(), table, areas=areas)
+    for _ in range(2):
+        camera.read_throw(elsewhere)
+    said = [e["detail"] for e in events if e.get("event") == "notice"]
+    assert len(said) == 1 and said[0].startswith(
+        "the camera's view of the tray is not the one the tray's area was marked on"
+    )
+    assert "mark it again on the Devices page" in said[0]
+    ledger.close()

@@ -14,6 +14,9 @@ from server.config import load_config
 from server.ledger import Ledger
 from server.table import Table
 from server.tray_areas import TrayAreaStore
+from tests.vision import needs_photos
+from vision.datasets import shared_photos
+from vision.pixels import read_image
 from vision.tray_area import TrayArea
 
 PIN = {"X-Admin-PIN": "2468"}
@@ -183,3 +186,36 @@ def test_a_face_is_taught_with_dice_lying_beyond_the_tray_area(tmp_path: Path) -
             taught = client.post("/api/diesets/my-d6/teach", json=teach, headers=PIN)
             assert taught.status_code == 201, taught.text
             assert taught.json()["taught"] == [left.value]
+
+
+@needs_photos
+def test_the_area_follows_a_camera_turned_over_the_burks_tower(tmp_path: Path) -> None:
+    """Marked on one burks photo: another of the same session is the view unmoved, the same
+    photo turned 3 degrees moves the area with it (its corners about 100 px), and a photo
+    of the session whose camera stood 40-60 px elsewhere is a view lost."""
+    import cv2
+    import numpy as np
+
+    photos = shared_photos()
+    assert photos is not None
+    images = photos / "burks_polyhedral" / "images"
+    marked_on = read_image(images / "D20_A_1.jpg")
+    h, w = marked_on.shape[:2]
+    areas = TrayAreaStore(tmp_path)
+    tray = [[0.177, 0.093], [0.795, 0.093], [0.795, 0.916], [0.177, 0.916]]
+    areas.mark(tray, marked_on)
+    unmoved = areas.in_picture(read_image(images / "D20_A_9.jpg"))
+    assert unmoved == (areas.current(), 0.0, False)
+    turn = cv2.getRotationMatrix2D((w / 2, h / 2), 3.0, 1.0)
+    turned = cv2.warpAffine(read_image(images / "D20_A_9.jpg"), turn, (w, h),
+                            borderMode=cv2.BORDER_REPLICATE)  # fmt: skip
+    placed = areas.in_picture(turned)
+    corners = TrayArea.parse(tray).corners(w, h).reshape(-1, 2).astype(np.float64)
+    truth = corners @ turn[:, :2].T + turn[:, 2]
+    assert not placed.lost and placed.moved == pytest.approx(
+        np.linalg.norm(truth - corners, axis=1).max(), abs=6
+    )
+    assert placed.area is not None
+    assert np.abs(placed.area.corners(w, h).reshape(-1, 2) - truth).max() < 7
+    lost = areas.in_picture(read_image(images / "D10_A_1.jpg"))
+    assert lost.lost and lost.area == areas.current()

@@ -1,0 +1,147 @@
+"""Has the camera turned or tilted since the tray's area was marked?
+
+A camera knocked sideways shifts the whole picture (phase correlation finds
+that: ``vision.settle.picture_shift``); one turned on its mount, or tilted,
+moves each part of the tray by another amount.  The tray's rim and walls, a
+band round the marked area's outline, are matched between the picture the area
+was marked on and the frame now (ORB corners, a homography by RANSAC): where
+enough of them agree, the homography says where the tray lies now.  Dice thrown
+since lie inside the area, and the table round a tray may move on its own (the
+burks photos: the tower stood on another part of the table each session), so
+the band keeps to the rim.  Where few corners agree the view is not followed:
+either the tray has too little texture to tell (a plain felt; sensor noise
+makes corners that match nothing) or it is another view.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+import cv2
+import numpy as np
+
+from vision.tray_area import TrayArea
+
+SIDE = 640  # pixels: the pictures are matched this large (the larger side)
+BAND = 0.08  # of SIDE: the band round the area's outline where its corners are looked for
+FEATURES = 1500
+REPROJECT = 3.0  # pixels at SIDE: a corner farther than this from where the homography puts
+# it does not agree with it
+STILL = 5.0  # pixels at SIDE: the corners' homography moving the area's corners less than
+# this is the view unmoved (not refined: the common case, and cheap)
+GAP = 8.0  # pixels at SIDE: the grey levels' homography this far from the corners' at the
+# area's corners is not trusted (on plain rendered felts the corners agree with wrong ones)
+BETTER = 0.8  # ... nor one that fits the band's grey levels no better than this share of
+# how the view unmoved fits them (a rendered felt unmoved, fresh noise: 0.50 against 0.50;
+# turned 2 degrees: 0.56 against 3.33; burks' tower turned 2 degrees: 3.0 against 23.8)
+AGREE = 60  # corners agreeing with one homography, and at least ...
+AGREE_SHARE = 0.2  # ... this share of those matched, follow the view.  burks, one session
+# (the area marked on one photo, 36 others): 763-1567 of 808-1655 agree within a session,
+# 101-135 of 348-777 across its d6 and d20 sessions (a camera 7-13 px off), 14-34 of
+# 251-721 for its d10 session and empty tower (a camera 40-60 px off, the table moved)
+
+
+@dataclass(frozen=True)
+class ViewChange:
+    """How the tray's outline moved from the picture it was marked on to the frame now."""
+
+    homography: np.ndarray | None  # 3 × 3, marked-on pixels to now; None: not followed
+    agreeing: int  # corners agreeing with it
+    matched: int  # corners matched between the two pictures
+
+    def moved(self, area: TrayArea, w: int, h: int) -> float:
+        """How far the area's farthest corner moved, in pixels of a ``w`` × ``h`` frame
+        (0 where the view is not followed)."""
+        if self.homography is None:
+            return 0.0
+        corners = area.corners(w, h).astype(np.float32)
+        now = cv2.perspectiveTransform(corners, self.homography)
+        return float(np.max(np.linalg.norm(now - corners, axis=2)))
+
+
+def view_change(before: np.ndarray, after: np.ndarray, area: TrayArea) -> ViewChange:
+    """The homography from ``before`` (BGR, the picture the area was marked on) to
+    ``after`` (a frame of the same size) found on the band round ``area``'s outline: the
+    corners matched, then the whole band's grey levels (ECC) from there; not followed
+    where too few corners agree or the two disagree (GAP)."""
+    h, w = after.shape[:2]
+    scale = SIDE / max(h, w)
+    small = [_small_grey(image, scale) for image in (before, after)]
+    band = _band(area, small[1].shape[1], small[1].shape[0])
+    orb = cv2.ORB.create(FEATURES, fastThreshold=10)
+    (seen, described), (seen_now, described_now) = (orb.detectAndCompute(g, band) for g in small)
+    if described is None or described_now is None or min(len(seen), len(seen_now)) < 4:
+        return ViewChange(None, 0, 0)
+    matches = cv2.BFMatcher(cv2.NORM_HAMMING, crossCheck=True).match(described, described_now)
+    if len(matches) < 4:
+        return ViewChange(None, 0, len(matches))
+    here = np.array([seen[m.queryIdx].pt for m in matches], np.float32)
+    there = np.array([seen_now[m.trainIdx].pt for m in matches], np.float32)
+    homography, agreed = cv2.findHomography(here, there, cv2.RANSAC, REPROJECT)
+    agreeing = 0 if agreed is None else int(agreed.sum())
+    if homography is None or agreeing < max(AGREE, AGREE_SHARE * len(matches)):
+        return ViewChange(None, agreeing, len(matches))
+    corners = area.corners(small[1].shape[1], small[1].shape[0]).astype(np.float32)
+    to_small = np.diag([scale, scale, 1.0])
+    if _farthest(corners, homography, np.eye(3)) < STILL:  # unmoved, as near as corners tell
+        return ViewChange(np.linalg.inv(to_small) @ homography @ to_small, agreeing, len(matches))
+    half = np.diag([0.5, 0.5, 1.0])  # the grey levels compared at half SIDE: 4 times faster
+    blurred = [cv2.GaussianBlur(cv2.resize(g, None, fx=0.5, fy=0.5, interpolation=cv2.INTER_AREA),
+                                (5, 5), 1.0).astype(np.float32) for g in small]  # fmt: skip
+    band = cv2.resize(band, blurred[1].shape[::-1], interpolation=cv2.INTER_NEAREST)
+    refined = _refined(blurred[0], blurred[1], band, half @ homography @ np.linalg.inv(half))
+    if refined is None:
+        return ViewChange(None, agreeing, len(matches))
+    refined = np.linalg.inv(half) @ refined @ half
+    if _farthest(corners, refined, homography) > GAP:
+        return ViewChange(None, agreeing, len(matches))
+    moved, unmoved = (_misfit(blurred[0], blurred[1], band, half @ h @ np.linalg.inv(half))
+                      for h in (refined, np.eye(3)))  # fmt: skip
+    if moved > BETTER * unmoved:
+        return ViewChange(None, agreeing, len(matches))  # no better than the view unmoved
+    return ViewChange(np.linalg.inv(to_small) @ refined @ to_small, agreeing, len(matches))
+
+
+def _small_grey(image: np.ndarray, scale: float) -> np.ndarray:
+    grey = cv2.cvtColor(image, cv2.COLOR_BGR2GRAY)
+    return np.asarray(cv2.resize(grey, None, fx=scale, fy=scale, interpolation=cv2.INTER_AREA))
+
+
+def _band(area: TrayArea, w: int, h: int) -> np.ndarray:
+    """255 on the band round ``area``'s outline (its outer part kept near the rim)."""
+    width = max(3, round(BAND * SIDE))
+    band = np.zeros((h, w), np.uint8)
+    cv2.polylines(band, [area.corners(w, h)], True, 255, width)
+    near = cv2.dilate(area.mask(w, h), np.ones((2 * (width // 3) + 1,) * 2, np.uint8))
+    return np.asarray(cv2.bitwise_and(band, near))
+
+
+def _refined(before: np.ndarray, after: np.ndarray, band: np.ndarray, start: np.ndarray) -> Any:
+    """``start`` refined on the band's grey levels (OpenCV's ECC; ``before`` and ``after``
+    blurred float32), or None where it fails."""
+    blur = (before, after)
+    criteria = (cv2.TERM_CRITERIA_EPS | cv2.TERM_CRITERIA_COUNT, 40, 1e-4)
+    try:  # ECC's warp takes the template's (after's) pixels to the input's (before's)
+        _, back = cv2.findTransformECC(blur[1], blur[0], np.linalg.inv(start).astype(np.float32),
+                                       cv2.MOTION_HOMOGRAPHY, criteria, band, 1)  # fmt: skip
+        return np.linalg.inv(back)
+    except (cv2.error, np.linalg.LinAlgError):  # no convergence, a singular warp
+        return None
+
+
+def _misfit(before: np.ndarray, after: np.ndarray, band: np.ndarray, homography: Any) -> float:
+    """The mean grey-level difference on the band between ``after`` and ``before`` carried
+    by ``homography`` (where it lands inside the picture)."""
+    h, w = after.shape
+    carried = cv2.warpPerspective(before, homography, (w, h), flags=cv2.INTER_LINEAR)
+    inside = cv2.warpPerspective(np.full_like(band, 255), homography, (w, h),
+                                 flags=cv2.INTER_NEAREST)  # fmt: skip
+    seen = (band > 0) & (inside > 0)
+    return float(np.mean(np.abs(carried - after)[seen])) if seen.any() else float("inf")
+
+
+def _farthest(corners: np.ndarray, one: np.ndarray, other: np.ndarray) -> float:
+    """How far apart the two homographies put the farthest of ``corners``, in pixels."""
+    there = [cv2.perspectiveTransform(corners, h) for h in (one, other)]
+    return float(np.max(np.linalg.norm(there[0] - there[1], axis=2)))
