@@ -13,6 +13,7 @@ import pytest
 from dicebridge.cli import main
 from tests.vision import needs_photos
 from vision.datasets import shared_photos
+from vision.pixels import read_image
 from vision.reader import DiceReader
 from vision.render import PALETTE, ThrowSpec, render_throw
 from vision.teach import DieSet, DieSetError
@@ -129,7 +130,7 @@ def test_a_photo_whose_die_is_cut_by_its_edge_is_not_taught(
 ) -> None:
     out = tmp_path / "set"
     first, second = _photos(tmp_path, (1, 2))
-    photo = cv2.imread(second.partition("=")[2])
+    photo = read_image(second.partition("=")[2])
     found = DiceReader().find(photo)
     assert len(found) == 1
     x0, _, x1, _ = (round(v) for v in found[0].box)
@@ -147,12 +148,13 @@ def test_a_photo_whose_find_is_not_die_sized_beside_the_others_is_not_taught(
     out = tmp_path / "set"
     shown = _photos(tmp_path, (1, 2, 3))
     first_two = ["--face", shown[0], "--face", shown[1]]
-    photo = cv2.imread(shown[2].partition("=")[2])
+    photo = read_image(shown[2].partition("=")[2])
     (found,) = DiceReader().find(photo)
     cx, cy = (found.box[0] + found.box[2]) / 2, (found.box[1] + found.box[3]) / 2
-    twice = np.float32([[2, 0, photo.shape[1] / 2 - 2 * cx], [0, 2, photo.shape[0] / 2 - 2 * cy]])
+    h, w = photo.shape[:2]
+    twice = np.array([[2, 0, w / 2 - 2 * cx], [0, 2, h / 2 - 2 * cy]], np.float32)
     closer = tmp_path / "closer.png"  # twice as close, round the die: the die twice as large
-    cv2.imwrite(str(closer), cv2.warpAffine(photo, twice, photo.shape[1::-1]))
+    cv2.imwrite(str(closer), cv2.warpAffine(photo, twice, (w, h)))
     assert main(["vision", "teach", str(out), "--die", "d5", *first_two,
                  "--face", f"3={closer}"]) == 2  # fmt: skip
     err = capsys.readouterr().err
