@@ -3,12 +3,16 @@
 * On connect it says HELLO and REQUEST_STATE, so a tower that was unplugged
   re-announces itself and its slots.
 * Three missed heartbeats (or a read error: the tower was unplugged) mean
-  disconnected; it reconnects with exponential backoff, finding the port again
+  disconnected: "no heartbeat" where nothing came, "receiving data but none of it
+  is readable" where only garbage did (the wrong baud rate or mode, a broken
+  cable); it reconnects with exponential backoff, finding the port again
   through the ``open_port`` function it was given (for USB towers,
   :func:`find_port` looks the device up by vendor, product and serial number).
 * One TowerReader lives across reconnections, so a result the tower re-sends
   after a replug is dropped by its roll id: no reading lost or doubled.
 * Commands are retried when no ACK arrives.
+* What could not be read is counted and reported (:class:`ReadCounts`): with each
+  connection change, and when it changes, at most every ``report_s`` seconds.
 
 The driver owns no port, no thread and no clock of its own: all are passed in,
 so tests run it on a real pty and a real thread.
@@ -23,19 +27,22 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+from firmware_host.health import ReadCounts, Tally, garbage_words
 from firmware_host.port import BytePort, TowerIOError
 from firmware_host.protocol import Kind, Message
 from firmware_host.reader import TowerEvent, TowerReader, TowerReading
 
-Event = TowerReading | TowerEvent
+Event = TowerReading | TowerEvent | ReadCounts
 
 
 @dataclass(frozen=True)
 class Status:
-    """Connection changes: "connected", "disconnected" (with why), "retrying"."""
+    """Connection changes: "connected", "disconnected" (with why), "retrying"; with the
+    counts of what could not be read as the change happened (none while retrying)."""
 
     state: str
     detail: str = ""
+    counts: ReadCounts | None = None
 
 
 @dataclass
@@ -49,6 +56,7 @@ class TowerDriver:
     ack_timeout: float = 0.3
     ack_retries: int = 3
     mode: str = "auto"
+    report_s: float = 2.0  # counts that changed are reported at most this often
     reader: TowerReader = field(init=False)
     _port: BytePort | None = field(default=None, init=False)
     _seq: int = field(default=0, init=False)
@@ -56,9 +64,37 @@ class TowerDriver:
     _waiting: set[int] = field(default_factory=set, init=False)  # commands awaiting an ACK
     _ack_ready: threading.Condition = field(default_factory=threading.Condition, init=False)
     connections: int = field(default=0, init=False)
+    _tally: Tally = field(default_factory=Tally, init=False)
+    _garbage_only: bool = field(default=False, init=False)  # until something is read
+    _reported: tuple[float, ReadCounts] = field(default=(0.0, ReadCounts()), init=False)
 
     def __post_init__(self) -> None:
         self.reader = TowerReader(self.mode)
+
+    # --- what could not be read -----------------------------------------------------------
+    def counts(self) -> ReadCounts:
+        """What this tower sent that could not be read (called on the driver's thread)."""
+        r = self.reader
+        unit = "lines" if r.mode == "text" else "frames"
+        now = time.monotonic()
+        return self._tally.counts(now, r.unreadable, r.refused, unit, self._garbage_only)
+
+    def _report(self) -> None:
+        """Counts that changed, said: at once where garbage-only began or ended, else at
+        most every ``report_s`` (a noisy line must not flood the page with news)."""
+        counts = self.counts()
+        at, last = self._reported
+        if counts == last:
+            return
+        if counts.garbage_only == last.garbage_only and time.monotonic() - at < self.report_s:
+            return
+        self._reported = (time.monotonic(), counts)
+        self.on_event(counts)
+
+    def _status(self, state: str, detail: str = "") -> None:
+        counts = self.counts()
+        self._reported = (time.monotonic(), counts)  # carried by the status: said already
+        self.on_event(Status(state, detail, counts))
 
     # --- commands -------------------------------------------------------------------------
     def _next_seq(self) -> int:
@@ -108,13 +144,14 @@ class TowerDriver:
             delay = self.backoff_start
             self.reader.reset()  # a frame or line cut off by the last unplugging is no start
             self.connections += 1
-            self.on_event(Status("connected"))
+            self._tally.connected(self.reader.unreadable, self.reader.refused)
+            self._status("connected")
             why = self._read_until_lost(stop)
             port, self._port = self._port, None
             with contextlib.suppress(OSError):
                 port.close()
             if not stop.is_set():
-                self.on_event(Status("disconnected", why))
+                self._status("disconnected", why)
 
     def _read_until_lost(self, stop: threading.Event) -> str:
         port = self._port
@@ -127,15 +164,23 @@ class TowerDriver:
             return str(err)
         last_heard = time.monotonic()
         silence = self.heartbeat_s * self.missed_heartbeats
+        unread = 0  # bytes since the last thing read: garbage, if the silence runs out
         while not stop.is_set():
             try:
                 data = port.read(4096)
             except TowerIOError as err:
                 return str(err)
             if data:
+                understood = self.reader.understood
                 events = self.reader.feed(data)
-                if events:
+                # any frame is a sign of life (a result sent again too, though it gives no
+                # event); bytes that make none are garbage so far
+                if self.reader.understood > understood:
                     last_heard = time.monotonic()
+                    unread = 0
+                    self._garbage_only = False
+                else:
+                    unread += len(data)
                 for event in events:
                     if isinstance(event, TowerEvent) and event.kind == "ack":
                         with self._ack_ready:  # only ACKs awaited are kept: a tower ACKing
@@ -144,8 +189,15 @@ class TowerDriver:
                                 self._acks.add(event.detail["acked"])
                                 self._ack_ready.notify_all()
                     self.on_event(event)
-            elif self.reader.mode != "text" and time.monotonic() - last_heard > silence:
+            # a text tower's only sign of life is a throw: quiet, it is never called lost
+            if self.reader.mode != "text" and time.monotonic() - last_heard > silence:
+                # checked with data coming too: a tower babbling garbage non-stop was
+                # never called lost, and a silent one and a garbled one read the same
+                self._garbage_only = unread > 0
+                if self._garbage_only:
+                    return garbage_words(self.counts())
                 return f"no heartbeat for {silence:.1f} s"
+            self._report()
         return "stopped"
 
 

@@ -57,11 +57,28 @@ class TowerReader:
         self._uptime = -1  # the tower's uptime in its last message: a smaller one is a reboot
         self._slots: tuple[str, ...] | None = None  # the die of each slot, from its IAM
         self._text_throws = 0
-        self.bad_frames = 0
+        self.bad_frames = 0  # frames that failed their CRC, COBS or message checks
+        self.refused = 0  # results for a die the tower never announced
         self.duplicates = 0
+        self.understood = 0  # frames decoded and lines read as throws: signs of life
+        self._carried = 0  # garbage heard while the mode was unknown, not counted again since
 
     @property
     def ignored_lines(self) -> int:
+        return self._lines.ignored
+
+    @property
+    def unreadable(self) -> int:
+        """Pieces of the stream that could not be read at all, ever: bad frames and runs too
+        long to be one (binary), lines that are no throw (text); while the mode is still
+        unknown, the garbage heard in either sense (whichever counted more)."""
+        if self.mode is None:
+            return self._detector.unreadable
+        return self._carried + self._counted()
+
+    def _counted(self) -> int:
+        if self.mode == "binary":
+            return self.bad_frames + self._frames.overflows
         return self._lines.ignored
 
     def reset(self) -> None:
@@ -80,6 +97,13 @@ class TowerReader:
             if self.mode is None:
                 return []
             data, self._pending = bytes(self._pending), bytearray()
+            heard = self._detector.unreadable
+            out = self._binary(data) if self.mode == "binary" else self._text(data)
+            # the bytes heard while undecided were read again just now and counted afresh;
+            # what only the detector counted (bytes no longer kept, the other mode's sense of
+            # them) is carried, so the count never goes back
+            self._carried = max(0, heard - self._counted())
+            return out
         if self.mode == "binary":
             return self._binary(data)
         return self._text(data)
@@ -92,6 +116,7 @@ class TowerReader:
             except (WireError, ProtocolError):
                 self.bad_frames += 1
                 continue
+            self.understood += 1
             out += self._message(message)
         return out
 
@@ -108,7 +133,7 @@ class TowerReader:
             die, slot = p["die"].die, p["slot"]
             if self._slots is not None and (slot >= len(self._slots) or self._slots[slot] != die):
                 # not what the tower said it holds: refused, never a result (docs/protocol.md)
-                self.bad_frames += 1
+                self.refused += 1
                 held = self._slots[slot] if slot < len(self._slots) else "no die"
                 why = f"a {die} reported in slot {slot}, which holds {held}: not recorded"
                 return [TowerEvent("fault", {"code": "not_announced", "detail": why})]
@@ -132,6 +157,7 @@ class TowerReader:
         out: list[TowerReading | TowerEvent] = []
         for throw in self._lines.feed(data):
             self._text_throws += 1
+            self.understood += 1
             out += [
                 TowerReading(d, v, self._text_throws, slot, mode="text")
                 for slot, (d, v) in enumerate(throw.dice)

@@ -41,6 +41,9 @@ class TowerSimulator:
     crooked: float = 0.0  # chance that a die lands cocked (binary mode reports it)
     repeat: float = 0.0  # chance that a result frame is sent twice
     fault_every: int = 0  # send a FAULT (jam) every N throws
+    # at a baud rate the host does not use: every byte each side sends arrives as another,
+    # so it never hears HELLO and the host reads nothing but garbage
+    wrong_baud: bool = False
     device_id: str = "sim-tower"
     _seq: int = 0
     _roll: int = 0
@@ -75,6 +78,12 @@ class TowerSimulator:
             return b""
         burst = bytes(self.rng.randrange(256) for _ in range(self.rng.randrange(1, 40)))
         return burst + (b"\x00" if self.mode == "binary" else b"\r\n")
+
+    def garbled(self, data: bytes) -> bytes:
+        """``data`` as the host hears it: with ``wrong_baud``, every byte another."""
+        if not self.wrong_baud:
+            return data
+        return bytes(b ^ self.rng.randrange(1, 256) for b in data)
 
     def throw(self) -> tuple[bytes, list[tuple[str, int]]]:
         """The bytes of one throw and the (die, value) pairs it truly showed."""
@@ -179,7 +188,11 @@ def serve(
 ) -> None:
     """Answer the host's HELLO (binary) or greet (text), then ``throws`` throws every
     ``interval`` s (0: until stopped), then heartbeats for ``linger`` s (0: until stopped).
-    Commands are answered all along; TUMBLE throws at once."""
+    Commands are answered all along; TUMBLE throws at once.  A tower at the wrong baud
+    rate understands no command: it throws unasked, and every byte is garbled."""
+    if sim.wrong_baud:
+        _babble(sim, master, throws, interval, stop)
+        return
     if sim.mode == "binary" and not wait_for_hello(master, stop):
         return
     os.write(master, sim.hello())
@@ -208,6 +221,21 @@ def serve(
                 return
     except OSError:
         return  # the pty was closed under us: the tower was unplugged
+
+
+def _babble(
+    sim: TowerSimulator, master: int, throws: int, interval: float, stop: threading.Event
+) -> None:
+    """A tower at the wrong baud rate: its greeting, throws and heartbeats, all garbled."""
+    done = 0
+    try:
+        os.write(master, sim.garbled(sim.hello()))
+        while not stop.is_set() and (throws == 0 or done < throws):
+            os.write(master, sim.garbled(sim.throw()[0] + sim.heartbeat()))
+            done += 1
+            stop.wait(interval)
+    except OSError:
+        return  # unplugged
 
 
 def serve_tcp(

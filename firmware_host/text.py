@@ -130,7 +130,14 @@ class ModeDetector:
     def __init__(self) -> None:
         self._frames = FrameSplitter()
         self._lines = LineReader()
+        self._bad_frames = 0
         self.mode: str | None = None
+
+    @property
+    def unreadable(self) -> int:
+        """The garbage heard so far: bad frames (with runs too long to be one) or lines that
+        are no throw, whichever counted more (the mode being unknown, either may be meant)."""
+        return max(self._bad_frames + self._frames.overflows, self._lines.ignored)
 
     def feed(self, data: bytes) -> str | None:
         if self.mode is not None:
@@ -139,6 +146,7 @@ class ModeDetector:
             try:
                 decode(chunk)
             except (WireError, ProtocolError):
+                self._bad_frames += 1
                 continue
             self.mode = "binary"
             return self.mode

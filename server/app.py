@@ -34,6 +34,7 @@ from server.collect import FaceCollector
 from server.diesets import DieSetStore
 from server.empty_tray import EmptyTrayStore
 from server.registry import AlreadyRegistered, NotFound, RegistryError
+from server.sources import TowerCounts
 from server.table import Table, UnknownCheck
 from server.tray_areas import TrayAreaStore
 
@@ -99,14 +100,19 @@ def create_app(
 
     admin_only = [Depends(require_admin)]
     app.include_router(camera_routes(table, admin_only, diesets, trays, camera, collector, areas))
+    tower_counts = TowerCounts()  # what each tower sent that could not be read, as told
+    table.subscribe(tower_counts.hear)
 
     @app.get("/api/health")
     def health() -> dict[str, Any]:
+        """Each source's state; a tower's also counts what it sent that could not be read
+        (``unreadable``, ``unreadable_last_minute``, ``refused``) and, where it sends
+        nothing but garbage, says so (``garbage_only``, ``problem``)."""
         return {
             "status": "ok",
             "camera": camera is not None,  # the page offers "read the tray again"
             "sources": table.sources(),
-            "source_details": table.source_details(),
+            "source_details": tower_counts.add_to(table.source_details()),
         }
 
     @app.post("/api/checks", status_code=201)

@@ -2,14 +2,32 @@
 // the headers of an admin request: the PIN typed at the top of the page
 const admin = () => ({ "content-type": "application/json", "X-Admin-PIN": document.getElementById("pin").value });
 // a source's news by name, in words (a tower's greeting is "iam" on the wire)
-const NEWS = { iam: "said who it is", rethrow: "throw again", "unknown-die": "a die not registered" };
+const NEWS = { iam: "said who it is", rethrow: "throw again", "unknown-die": "a die not registered",
+  unreadable: "unreadable data" };
+// What a tower sent that could not be read, a line each: none where there was none.
+function unreadable(d) {
+  const many = (n, what) => `${n} ${n === 1 ? what.slice(0, -1) : what}`;
+  const what = `unreadable ${d.unreadable_unit || "frames"}`;
+  const lines = [];
+  if (d.unreadable) {
+    const recent = d.unreadable_last_minute ? ` (${d.unreadable_last_minute} in the last minute)` : "";
+    lines.push(`${many(d.unreadable, what)} since connected${recent}`);
+  } else if (d.unreadable_last_minute) lines.push(`${many(d.unreadable_last_minute, what)} in the last minute`);
+  if (d.refused) lines.push(`${many(d.refused, "results")} refused since connected (a die the tower never announced)`);
+  return lines.map((line) => el("div", { class: "status unreadable" }, line));
+}
+// A source's state; a tower sending nothing readable is no "connected" one: said why, in red.
+function stateCell(state, d) {
+  return el("td", {}, d.garbage_only ? "nothing readable" : state,
+    d.problem ? el("div", { class: "error problem" }, d.problem) : null, unreadable(d));
+}
 async function refresh() {
   const health = await api("/api/health");
   const details = health.source_details || {};
   const names = [...new Set([...Object.keys(health.sources), ...Object.keys(details)])].sort();
   document.getElementById("sources").replaceChildren(...names.map((name) => {
     const d = details[name] || {};
-    return el("tr", {}, el("td", {}, name), el("td", {}, health.sources[name] || d.detail || "—"),
+    return el("tr", {}, el("td", {}, name), stateCell(health.sources[name] || d.detail || "—", d),
       el("td", {}, d.since ? d.since.replace("T", " ").slice(0, 19) : "—"),  // as History shows times
       el("td", {}, String(d.readings ?? 0)), el("td", {}, String(d.uncertain ?? 0)),
       el("td", {}, d.last_event ? `${NEWS[d.last_event] || d.last_event}${d.detail ? ": " + d.detail : ""}` : "—"));

@@ -44,6 +44,8 @@ def test_a_die_the_tower_never_announced_is_refused_and_said() -> None:
     said = [e.detail["detail"] for e in events if isinstance(e, TowerEvent)]
     assert said == ["a d10 reported in slot 0, which holds d6: not recorded",
                     "a d20 reported in slot 5, which holds no die: not recorded"]  # fmt: skip
+    # counted as refused, apart from the frames that could not be read at all
+    assert (reader.refused, reader.bad_frames, reader.unreadable) == (2, 0, 0)
 
 
 def test_the_tail_of_a_line_too_long_is_no_throw() -> None:
