@@ -161,5 +161,11 @@ class DiceRegistry:
         if face not in faces_of(die_type) and not (die_type == "d10" and face == 10):
             raise RegistryError(f"a {die_type} has no face {face}")
         body = {"throw": throw_id, "index": index, "face": face % 10 if die_type == "d10" else face}
-        self._ledger.append("confirmation", body)
+        with self._lock:
+            rows = self._ledger.entries(kind="confirmation", after=throw_id)
+            said = [e.body["face"] for e in rows if (e.body.get("throw"), e.body.get("index"))
+                    == (throw_id, index)]  # fmt: skip
+            if said and said[-1] == body["face"]:
+                return body  # said already (a second press): the last confirmation stands
+            self._ledger.append("confirmation", body)
         return body

@@ -46,3 +46,22 @@ def test_a_row_number_past_any_ledger_is_no_throw(tmp_path: Path) -> None:
         for row in (10**23, 0, -5):
             with pytest.raises(NotFound, match="is not a throw"):
                 DiceRegistry(ledger).confirm(row, 0, 1)
+
+
+def test_a_confirmation_said_again_is_recorded_once_and_a_correction_after_it(
+    tmp_path: Path,
+) -> None:
+    with Ledger(tmp_path) as ledger:
+        registry = DiceRegistry(ledger)
+        registry.register("Red d6", "d6")
+        throw = ledger.append("throw", {"dice": [{"die": "d6", "face": 3, "identity": "red-d6"}]})
+
+        def said() -> list[int]:
+            return [e.body["face"] for e in ledger.entries(kind="confirmation")]
+
+        for _ in range(3):  # a double click, and once more: one row (each had been recorded)
+            assert registry.confirm(throw.id, 0, 4) == {"throw": throw.id, "index": 0, "face": 4}
+        assert said() == [4]
+        registry.confirm(throw.id, 0, 5)  # a correction is recorded: the last one counts
+        registry.confirm(throw.id, 0, 4)  # and so is going back to the first face
+        assert said() == [4, 5, 4]
