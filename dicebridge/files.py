@@ -17,8 +17,14 @@ def write_whole(path: Path | str, data: bytes, mode: int = 0o666) -> None:
     path = Path(path)
     part = path.with_name(f".{path.name}.{secrets.token_hex(6)}.part")
     try:
-        with os.fdopen(os.open(part, os.O_WRONLY | os.O_CREAT | os.O_EXCL, mode), "wb") as out:
-            out.write(data)
+        write_part(part, data, mode)
         os.replace(part, path)
     finally:
         part.unlink(missing_ok=True)
+
+
+def write_part(part: Path, data: bytes, mode: int) -> None:
+    """``data`` into the new file ``part`` (made with ``mode``; OSError where it exists or
+    the disk is full): the one place bytes reach the disk, which tests fill up."""
+    with os.fdopen(os.open(part, os.O_WRONLY | os.O_CREAT | os.O_EXCL, mode), "wb") as out:
+        out.write(data)

@@ -18,6 +18,7 @@ import cv2
 import numpy as np
 import pytest
 
+from dicebridge import files
 from dicebridge.cli import main
 from tests.vision import how_read, needs_photos
 from vision.advice import FOREIGN, LEANING
@@ -1014,18 +1015,18 @@ def test_a_set_saved_over_is_whole_or_as_it_was(tmp_path: Path) -> None:
     kept = {p.name: p.read_bytes() for p in (tmp_path / "red").iterdir()}
     new = taught_from_renders("d10", 5, "red")  # another look: every picture differs
     writes = 0
-    real = Path.write_bytes
+    real = files.write_part
 
-    def disk_fills(path: Path, data: bytes) -> int:  # the fourth picture finds the disk full
+    def disk_fills(part: Path, data: bytes, mode: int) -> None:  # the fourth finds it full
         nonlocal writes
         writes += 1
         if writes == 4:
-            real(path, data[: len(data) // 2])
+            real(part, data[: len(data) // 2], mode)
             raise OSError(28, "No space left on device")
-        return real(path, data)
+        real(part, data, mode)
 
     with pytest.MonkeyPatch.context() as patch:
-        patch.setattr(Path, "write_bytes", disk_fills)
+        patch.setattr(files, "write_part", disk_fills)
         with pytest.raises(OSError, match="No space left"):
             new.save(tmp_path / "red")
     after = {p.name: p.read_bytes() for p in (tmp_path / "red").iterdir()}
