@@ -237,19 +237,39 @@ def create_app(
             loop.call_soon_threadsafe(_offer, queue, event)
 
         unsubscribe = table.subscribe(listener)
+        tasks: list[asyncio.Task[None]] = []
         try:
             await socket.send_json({"type": "hello", "version": 1})
-            while True:
-                await socket.send_json(await queue.get())
+            tasks = [asyncio.create_task(_send_events(socket, queue)),
+                     asyncio.create_task(_until_closed(socket))]  # fmt: skip
+            await asyncio.wait(tasks, return_when=asyncio.FIRST_COMPLETED)
         except WebSocketDisconnect:
             pass
         finally:
             unsubscribe()
+            for task in tasks:
+                task.cancel()
+            # the ended one's error (a client gone mid-send) is no news: it has left
+            await asyncio.gather(*tasks, return_exceptions=True)
 
     from server.web import mount_web
 
     mount_web(app)
     return app
+
+
+async def _send_events(socket: WebSocket, queue: asyncio.Queue[dict[str, Any]]) -> None:
+    while True:
+        await socket.send_json(await queue.get())
+
+
+async def _until_closed(socket: WebSocket) -> None:
+    """Read what the client sends, and drop it, until it closes: the pages send nothing,
+    but a message left unread stopped the socket being read at all, so its pongs and its
+    close went unseen (a client that had sent one message was dropped after 40 s, and a
+    stopping service waited out its grace for every open page, then logged tracebacks)."""
+    while (await socket.receive())["type"] != "websocket.disconnect":
+        pass
 
 
 def _offer(queue: asyncio.Queue[dict[str, Any]], event: dict[str, Any]) -> None:
