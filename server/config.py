@@ -10,10 +10,12 @@ from __future__ import annotations
 
 import contextlib
 import dataclasses
+import re
 import tomllib
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
+from types import MappingProxyType
 from typing import TYPE_CHECKING, Any
 
 from hardware.kiosk import KioskPins
@@ -22,6 +24,8 @@ if TYPE_CHECKING:
     from vision.tray_area import TrayArea
 
 ENV_PREFIX = "DICEBRIDGE_"
+USB_ID = re.compile(r"[0-9a-fA-F]{4}:[0-9a-fA-F]{4}(:[^:]+)?")  # vid:pid[:serial]
+MOST_TUMBLE_S = 10.0  # a tumble longer than this is no tumble (the watchdog allows 20 s)
 
 
 class ConfigError(ValueError):
@@ -75,18 +79,21 @@ SCALARS: dict[str, type] = {
 }
 
 
+KIND_WORDS = MappingProxyType({int: "a whole number", float: "a number", str: "text"})
+
+
 def _typed(key: str, value: Any, kind: type) -> Any:
     if kind is float and isinstance(value, int) and not isinstance(value, bool):
         return float(value)
     if not isinstance(value, kind) or isinstance(value, bool):
-        raise ConfigError(f"{key} must be a {kind.__name__}, not {value!r}")
+        raise ConfigError(f"{key} must be {KIND_WORDS[kind]}, not {value!r}")
     return value
 
 
 def default_data_dir(env: Mapping[str, str]) -> Path:
     """The data folder the service uses without a settings file: DICEBRIDGE_DATA_DIR, else
     ./data (the command line's ledger and admin commands default to it too)."""
-    return Path(env.get(ENV_PREFIX + "DATA_DIR") or Config.data_dir)
+    return Path(env.get(ENV_PREFIX + "DATA_DIR", "").strip() or Config.data_dir)
 
 
 def load_config(path: Path | None = None, env: Mapping[str, str] | None = None) -> Config:
@@ -102,37 +109,59 @@ def load_config(path: Path | None = None, env: Mapping[str, str] | None = None) 
         values.update(_from_file(data))
     for key, kind in SCALARS.items():
         raw = (env or {}).get(ENV_PREFIX + key.upper())
-        if raw is None:
+        if raw is None or not raw.strip():  # set to nothing: not set (as default_data_dir)
             continue
         try:
             values[key] = kind(raw)
         except ValueError:
-            raise ConfigError(f"{ENV_PREFIX}{key.upper()} must be a {kind.__name__}") from None
+            raise ConfigError(f"{ENV_PREFIX}{key.upper()} must be {KIND_WORDS[kind]}") from None
     size = (env or {}).get(ENV_PREFIX + "CAMERA_SIZE")
     if size is not None:
         values["camera_size"] = _size(size)
     area = (env or {}).get(ENV_PREFIX + "TRAY_AREA")
     if area is not None:
         values["tray_area"] = _tray_area(area, ENV_PREFIX + "TRAY_AREA")
+    for key in ("data_dir", "empty_tray", "host"):
+        if key in values and not str(values[key]).strip():
+            # an empty host had opened the service to every network; "" as a folder is "."
+            raise ConfigError(f"{key} cannot be empty in the settings (leave it out for the "
+                              "default)")  # fmt: skip
     for key in ("data_dir", "empty_tray"):
         if key in values:
             values[key] = Path(values[key])
     config = Config(**values)
-    if not 0 < config.port < 65536:
-        raise ConfigError(f"port must be between 1 and 65535, not {config.port}")
+    check_port(config.port)
+    if not 0 < config.tumble_seconds <= MOST_TUMBLE_S:  # NaN too
+        raise ConfigError(
+            f"tumble_seconds must be above 0 and at most {MOST_TUMBLE_S:g}, "
+            f"not {config.tumble_seconds}"
+        )
+    names = [t.name for t in config.towers]
+    if twice := sorted({n for n in names if names.count(n) > 1}):
+        raise ConfigError(f"towers named {', '.join(map(repr, twice))} more than once: each "
+                          "tower needs a name of its own")  # fmt: skip
     if config.tumbler not in ("relay", "motor", "servo"):
         raise ConfigError(f"tumbler must be relay, motor or servo, not {config.tumbler!r}")
     if not 0 < config.tumbler_speed <= 1:
         raise ConfigError(
             f"tumbler_speed must be above 0 and at most 1, not {config.tumbler_speed}"
         )
-    if not 0 <= config.settle_seconds <= 10:
+    if not 0 <= config.settle_seconds <= 10:  # NaN too
         raise ConfigError(f"settle_seconds must be 0 to 10, not {config.settle_seconds}")
-    if config.keep_crops_days < 0:
-        raise ConfigError(f"keep_crops_days cannot be negative, not {config.keep_crops_days}")
+    if not config.keep_crops_days >= 0:  # NaN too (it had pruned nothing, unsaid)
+        raise ConfigError(
+            f"keep_crops_days must be 0 (kept for ever) or more, not {config.keep_crops_days}"
+        )
     if config.display not in (None, "ssd1306", "st7789"):
         raise ConfigError(f"display must be ssd1306 or st7789, not {config.display!r}")
     return config
+
+
+def check_port(port: int) -> None:
+    """ConfigError unless ``port`` is one a service can listen on (the command line's too:
+    --port 70000 had listened on 4464, printing 70000)."""
+    if not 0 < port < 65536:
+        raise ConfigError(f"port must be between 1 and 65535, not {port}")
 
 
 def _from_file(data: dict[str, Any]) -> dict[str, Any]:
@@ -200,7 +229,13 @@ def _tower(index: int, table: Any) -> TowerConfig:
                 raise ConfigError(f"towers[{index}].dice must be a list of registered dice names")
         else:
             _typed(f"towers[{index}].{key}", value, str)
+    if not str(table.get("name", "")).strip():
+        raise ConfigError(f"towers[{index}] needs a name (the Devices page and the ledger "
+                          "name its throws tower:NAME)")  # fmt: skip
     tower = TowerConfig(**{**table, "dice": tuple(table.get("dice", ()))})
+    if tower.usb is not None and not USB_ID.fullmatch(tower.usb):
+        raise ConfigError(f"towers[{index}].usb must be vid:pid or vid:pid:serial in hex "
+                          f"(as lsusb shows it, e.g. 2e8a:000a), not {tower.usb!r}")  # fmt: skip
     if (tower.port is None) == (tower.usb is None):
         raise ConfigError(f"towers[{index}] needs a port or a usb id (one of them)")
     if tower.mode not in ("auto", "binary", "text"):

@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from hardware.kiosk import KioskPins
-from server.config import Config, ConfigError, TowerConfig, load_config
+from server.config import Config, ConfigError, TowerConfig, default_data_dir, load_config
 
 
 def test_defaults_need_nothing() -> None:
@@ -41,7 +41,7 @@ def test_file_then_environment(tmp_path: Path) -> None:
     ("text", "message"),
     [
         ('hots = "x"', "unknown setting 'hots'"),
-        ("port = 'eighty'", "port must be a int"),
+        ("port = 'eighty'", "port must be a whole number"),
         ("port = 70000", "between 1 and 65535"),
         ('display = "vga"', "ssd1306 or st7789"),
         ('tumbler = "crank"', "relay, motor or servo"),
@@ -61,7 +61,7 @@ def test_bad_settings_are_named(tmp_path: Path, text: str, message: str) -> None
 
 
 def test_bad_environment_and_missing_file(tmp_path: Path) -> None:
-    with pytest.raises(ConfigError, match="DICEBRIDGE_PORT must be a int"):
+    with pytest.raises(ConfigError, match="DICEBRIDGE_PORT must be a whole number"):
         load_config(env={"DICEBRIDGE_PORT": "lots"})
     with pytest.raises(ConfigError, match="cannot read"):
         load_config(tmp_path / "missing.toml")
@@ -86,9 +86,10 @@ def test_how_long_dice_pictures_are_kept(tmp_path: Path) -> None:
     path.write_text("keep_crops_days = 30\n")
     assert load_config(path).keep_crops_days == 30.0
     assert load_config(path, {"DICEBRIDGE_KEEP_CROPS_DAYS": "0"}).keep_crops_days == 0
-    path.write_text("keep_crops_days = -1\n")
-    with pytest.raises(ConfigError, match="keep_crops_days cannot be negative"):
-        load_config(path)
+    for days in ("-1", "nan"):  # NaN had been taken, and pruned nothing, unsaid
+        path.write_text(f"keep_crops_days = {days}\n")
+        with pytest.raises(ConfigError, match=r"keep_crops_days must be 0 \(kept for ever\)"):
+            load_config(path)
 
 
 def test_camera_settings(tmp_path: Path) -> None:
@@ -97,7 +98,7 @@ def test_camera_settings(tmp_path: Path) -> None:
     config = load_config(path, env={"DICEBRIDGE_CAMERA": "0"})
     assert config.camera == "0" and config.empty_tray == Path("/srv/tray.jpg")
     path.write_text("camera = 0\n")
-    with pytest.raises(ConfigError, match="camera must be a str"):
+    with pytest.raises(ConfigError, match="camera must be text"):
         load_config(path)
     path.write_text('camera = "0"\ncamera_size = [1280, 960]\n')
     assert load_config(path).camera_size == (1280, 960)
@@ -159,3 +160,53 @@ def test_a_tray_area_that_makes_no_tray_is_named(tmp_path: Path) -> None:
             load_config(path)
     with pytest.raises(ConfigError, match="DICEBRIDGE_TRAY_AREA: a tray area is corners"):
         load_config(None, {"DICEBRIDGE_TRAY_AREA": "left half"})
+
+
+@pytest.mark.parametrize(
+    ("text", "said"),
+    [
+        # a tumble of inf or 1e300 had ended the kiosk's thread at the first press (a
+        # timestamp out of range), NaN or a negative one had tumbled nothing
+        ("tumble_seconds = inf", "tumble_seconds must be above 0 and at most 10, not inf"),
+        ("tumble_seconds = nan", "tumble_seconds must be above 0 and at most 10, not nan"),
+        ("tumble_seconds = -1", "tumble_seconds must be above 0 and at most 10, not -1.0"),
+        ("tumble_seconds = 30", "tumble_seconds must be above 0 and at most 10, not 30.0"),
+        # an empty host had listened on every network, an empty folder meant "."
+        ('host = ""', "host cannot be empty in the settings"),
+        ('data_dir = " "', "data_dir cannot be empty in the settings"),
+        # the first of two towers of one name had been dropped, unsaid
+        (
+            '[[towers]]\nname = "left"\nport = "/dev/a"\n[[towers]]\nname = "left"\n'
+            'port = "/dev/b"',
+            "towers named 'left' more than once",
+        ),
+        # these had been tracebacks, the usb ones only once the towers were started
+        ('[[towers]]\nport = "/dev/ttyACM0"', "towers\\[0\\] needs a name"),
+        ('[[towers]]\nname = " "\nport = "/dev/ttyACM0"', "towers\\[0\\] needs a name"),
+        ('[[towers]]\nname = "a"\nusb = "hello"', "towers\\[0\\].usb must be vid:pid"),
+        ('[[towers]]\nname = "a"\nusb = "2e8a:000g"', "towers\\[0\\].usb must be vid:pid"),
+    ],
+)
+def test_settings_that_cannot_work_are_refused_naming_the_key(
+    tmp_path: Path, text: str, said: str
+) -> None:
+    path = tmp_path / "bad.toml"
+    path.write_text(text + "\n")
+    with pytest.raises(ConfigError, match=said):
+        load_config(path)
+
+
+def test_a_usb_tower_id_as_lsusb_shows_it_is_taken(tmp_path: Path) -> None:
+    path = tmp_path / "usb.toml"
+    path.write_text('[[towers]]\nname = "a"\nusb = "2E8A:000a:E66038B7"\n')
+    assert load_config(path).towers[0].usb == "2E8A:000a:E66038B7"
+
+
+def test_an_environment_variable_set_to_nothing_is_not_set(tmp_path: Path) -> None:
+    """DICEBRIDGE_HOST= had opened the service to every network, and DICEBRIDGE_DATA_DIR=
+    put the service's ledger in the current folder while the ledger commands looked in
+    ./data."""
+    env = {"DICEBRIDGE_HOST": "", "DICEBRIDGE_DATA_DIR": " ", "DICEBRIDGE_PORT": ""}
+    config = load_config(None, env)
+    assert (config.host, config.port, config.data_dir) == ("127.0.0.1", 8000, Path("data"))
+    assert default_data_dir(env) == config.data_dir
