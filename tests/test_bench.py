@@ -44,3 +44,15 @@ def test_json_output_has_the_documented_fields(capsys: pytest.CaptureFixture[str
         if row["ratio"] is not None:
             fastest = min(t for t in (row["icepool_ms"], row["dyce_ms"]) if t is not None)
             assert row["ratio"] == pytest.approx(fastest / row["ours_ms"])
+
+
+def test_a_case_filter_that_matches_nothing_is_said(capsys: pytest.CaptureFixture[str]) -> None:
+    """It had printed the table's header alone and ended well."""
+    with pytest.raises(SystemExit, match=r"no case's name holds 'zzz'.*begin d5, d6pool"):
+        main(["bench", "engine", "--quick", "--only", "zzz"])
+
+
+def test_the_table_says_what_machine_measured_it(capsys: pytest.CaptureFixture[str]) -> None:
+    first = engine.collect(quick=True)[0].case
+    assert main(["bench", "engine", "--quick", "--only", first]) == 0
+    assert capsys.readouterr().out.startswith("on ")  # "on CPU (N cores), system, Python …"

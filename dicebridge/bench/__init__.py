@@ -3,7 +3,35 @@
 from __future__ import annotations
 
 import argparse
+import os
+import platform
+from datetime import UTC, datetime
+from pathlib import Path
 from typing import Any
+
+
+def machine() -> dict[str, Any]:
+    """What a benchmark ran on, so that a Pi's figures are not taken for a laptop's."""
+    cpu = platform.processor() or platform.machine()
+    try:  # Linux names its processor here (a Pi's "Model" line names the board)
+        lines = Path("/proc/cpuinfo").read_text(encoding="utf-8", errors="replace").splitlines()
+        named = {k.strip(): v.strip() for k, _, v in (line.partition(":") for line in lines)}
+        cpu = named.get("Model") or named.get("model name") or cpu
+    except OSError:
+        pass
+    return {
+        "cpu": cpu,
+        "cores": os.cpu_count(),
+        "system": f"{platform.system()} {platform.machine()}",
+        "python": platform.python_version(),
+        "at": datetime.now(UTC).isoformat(timespec="seconds"),
+    }
+
+
+def machine_line() -> str:
+    m = machine()
+    return (f"on {m['cpu']} ({m['cores']} cores), {m['system']}, Python {m['python']}, "
+            f"{m['at']}")  # fmt: skip
 
 
 def positive(text: str) -> int:

@@ -17,6 +17,7 @@ import time
 from collections.abc import Callable
 from typing import Any
 
+from dicebridge.bench import machine_line
 from dicebridge.bench.case import BenchCase
 
 CASE_MODULES = ("peupfudge", "d6pool", "decibel", "d5")
@@ -116,7 +117,12 @@ def run(args: argparse.Namespace) -> int:
             "(pip install 'dicebridge[bench]') to compare",
             file=sys.stderr,
         )
-    cases = [c for c in collect(args.quick) if not args.only or args.only in c.case]
+    every = collect(args.quick)
+    cases = [c for c in every if not args.only or args.only in c.case]
+    if not cases:
+        systems = sorted({c.case.split()[0].split(":")[0] for c in every})
+        raise SystemExit(f"dicebridge bench engine: no case's name holds {args.only!r} (the "
+                         f"cases' names begin {', '.join(systems)})")  # fmt: skip
     budget = 0.02 if args.quick else args.budget
     rows = []
     for i, case in enumerate(cases, 1):
@@ -126,6 +132,7 @@ def run(args: argparse.Namespace) -> int:
     if args.json:
         print(json.dumps(rows, indent=1))
     else:
+        print(machine_line())
         print(format_table(rows))
     return 0
 

@@ -20,7 +20,7 @@ import threading
 import time
 from typing import Any
 
-from dicebridge.bench import positive
+from dicebridge.bench import machine, machine_line, positive
 from firmware_host.port import SerialPort
 from firmware_host.protocol import DieCode, Kind, Message
 from firmware_host.reader import TowerReader, TowerReading
@@ -123,10 +123,12 @@ def run(args: argparse.Namespace) -> int:
         "latency_ms_p99": ms[int(0.99 * (len(ms) - 1))],
         "latency_samples": len(ms),
         **{f"fuzz_{k}": v for k, v in fuzz(args.fuzz_bytes).items()},
+        "machine": machine(),
     }
     if args.json:
         print(json.dumps(result))
     else:
+        print(machine_line())
         print(f"ingest: {rate:,.0f} readings/s (target ≥ 5,000)")
         print(f"latency, last byte to reading: p50 {result['latency_ms_p50']:.2f} ms, "
               f"p99 {result['latency_ms_p99']:.2f} ms over {len(ms)} frames "

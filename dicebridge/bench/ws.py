@@ -13,6 +13,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import json
+import os
 import socket
 import statistics
 import subprocess
@@ -20,7 +21,10 @@ import sys
 import tempfile
 import time
 import urllib.request
+from pathlib import Path
 from typing import Any
+
+from dicebridge.bench import machine, machine_line
 
 
 def add_subcommand(kinds: Any) -> None:
@@ -82,11 +86,17 @@ def run(args: argparse.Namespace) -> int:
         probe.bind(("127.0.0.1", 0))
         port = probe.getsockname()[1]
     base = f"http://127.0.0.1:{port}"
+    # the service on its own defaults: a DICEBRIDGE_CAMERA or a slow settle set for the
+    # appliance would otherwise run (and be timed) in the benchmark too
+    env = {k: v for k, v in os.environ.items() if not k.startswith("DICEBRIDGE_")}
     with tempfile.TemporaryDirectory(prefix="dicebridge-bench-") as data:
-        proc = subprocess.Popen(
-            [sys.executable, "-m", "dicebridge", "serve", "--port", str(port), "--data-dir", data],
-            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
-        )  # fmt: skip
+        said = Path(data) / "service.log"
+        with said.open("wb") as log:
+            proc = subprocess.Popen(
+                [sys.executable, "-m", "dicebridge", "serve", "--port", str(port),
+                 "--data-dir", str(Path(data) / "data")],
+                stdout=log, stderr=subprocess.STDOUT, env=env,
+            )  # fmt: skip
         try:
             deadline = time.monotonic() + 30
             while True:
@@ -94,8 +104,13 @@ def run(args: argparse.Namespace) -> int:
                     urllib.request.urlopen(f"{base}/api/health", timeout=2).close()
                     break
                 except OSError:
-                    if time.monotonic() > deadline:
-                        raise SystemExit("dicebridge bench ws: the service did not start") from None
+                    if proc.poll() is not None or time.monotonic() > deadline:
+                        tail = said.read_text(errors="replace").strip().splitlines()[-3:]
+                        why = "; ".join(tail) or ("it ended" if proc.poll() is not None
+                                                  else "it did not answer in 30 s")  # fmt: skip
+                        raise SystemExit(
+                            f"dicebridge bench ws: the service did not start: {why}"
+                        ) from None
                     time.sleep(0.2)
             times = asyncio.run(_measure(base, args.clients, args.samples))
         finally:
@@ -108,10 +123,12 @@ def run(args: argparse.Namespace) -> int:
         "p50_ms": round(statistics.median(times), 2),
         "p99_ms": round(ordered[min(len(ordered) - 1, int(0.99 * len(ordered)))], 2),
         "max_ms": round(ordered[-1], 2),
+        "machine": machine(),
     }
     if args.json:
         print(json.dumps(result))
     else:
+        print(machine_line())
         print(f"{args.clients} WebSocket clients, {len(times)} readings: from the POST to the "
               f"last client's event p50 {result['p50_ms']} ms, p99 {result['p99_ms']} ms, "
               f"worst {result['max_ms']} ms")  # fmt: skip

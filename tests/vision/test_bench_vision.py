@@ -21,6 +21,10 @@ def test_the_vision_benchmark_times_every_frame_size_and_die(
         ("d20", f, "two photos a face") for f in sizes
     ] + [("d20", "640x640", "one photo a face")]  # as an owner teaches a real set
     assert all(c["p50_ms"] > 0 and c["p90_ms"] >= c["p50_ms"] for c in out["cases"])
+    # what was read is said beside its time (a frame where 1 of 4 dice was found is timed too)
+    assert all(c["dice"] == 8 and 0 <= c["read_right"] <= 8 for c in out["cases"])
+    assert out["cases"][0]["read_right"] == 8  # d6s at 640 px: every die
+    assert out["machine"]["cpu"] and out["machine"]["at"]
     assert [c for c in out["cases"] if "blob_counter_p50_ms" in c] == [out["cases"][0]]
 
 
