@@ -7,8 +7,10 @@ a 500.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 from typing import Any
 
+import anyio
 from fastapi import (
     Depends,
     FastAPI,
@@ -237,20 +239,25 @@ def create_app(
             loop.call_soon_threadsafe(_offer, queue, event)
 
         unsubscribe = table.subscribe(listener)
-        tasks: list[asyncio.Task[None]] = []
         try:
             await socket.send_json({"type": "hello", "version": 1})
-            tasks = [asyncio.create_task(_send_events(socket, queue)),
-                     asyncio.create_task(_until_closed(socket))]  # fmt: skip
-            await asyncio.wait(tasks, return_when=asyncio.FIRST_COMPLETED)
+            async with anyio.create_task_group() as group:  # the first to end ends both
+
+                async def hear() -> None:
+                    await _until_closed(socket)
+                    group.cancel_scope.cancel()
+
+                async def tell() -> None:
+                    with contextlib.suppress(WebSocketDisconnect, RuntimeError):  # it left
+                        await _send_events(socket, queue)
+                    group.cancel_scope.cancel()
+
+                group.start_soon(hear)
+                group.start_soon(tell)
         except WebSocketDisconnect:
             pass
         finally:
             unsubscribe()
-            for task in tasks:
-                task.cancel()
-            # the ended one's error (a client gone mid-send) is no news: it has left
-            await asyncio.gather(*tasks, return_exceptions=True)
 
     from server.web import mount_web
 
