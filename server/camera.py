@@ -38,6 +38,7 @@ from vision.reader import LOOKS_AGAIN, NUMBERED_KIND, PIP_KINDS, DiceReader
 from vision.readings import DieReading, ThrowReading, encode_crop
 from vision.settle import SettleDetector, unmoved_dice
 from vision.tray_area import TrayArea, TrayAreaError, drawn, within
+from vision.view_change import aligned_tray
 
 PIP_DICE = PIP_KINDS  # the dice the face network reads; numbered dice need a taught set
 UNSTEADY_SECONDS = 30.0  # motion with no still frame for this long: said once, as a notice
@@ -83,6 +84,7 @@ class CameraSource:
         self._area_moved_told: tuple[int, bool] | None = None  # the marking (its picture's
         # mtime) a camera's move, or a view lost, was told of
         self._tray_unfit = ""  # why the empty-tray picture is not used (announced once)
+        self._tray_moved_told: np.ndarray | None = None  # the picture a camera's move was told of
         self._light_told: np.ndarray | None = None  # the picture whose light was found stale
         self._stop = threading.Event()
         self._thread: threading.Thread | None = None
@@ -407,7 +409,18 @@ class CameraSource:
         if unfit and unfit != self._tray_unfit:
             self._table.source_event(self.name, "notice", {"detail": unfit})
         self._tray_unfit = unfit
-        return None if unfit else tray
+        if unfit or tray is None:
+            return None
+        carried = aligned_tray(tray, image)
+        if carried is None:
+            return tray
+        if self._tray_moved_told is not tray:  # said once for each picture taken
+            self._tray_moved_told = tray
+            said = (f"the camera has moved about {carried[1]:.0f} px since the empty-tray "
+                    "picture was taken: it is moved with it; if dice are asked for that are "
+                    "not there, take it again on the Devices page")  # fmt: skip
+            self._table.source_event(self.name, "notice", {"detail": said})
+        return carried[0]
 
     def _as_untaught(self, result: ThrowReading) -> ThrowReading:
         """The dice the face network named numbered, as the numbered die the oldest waiting

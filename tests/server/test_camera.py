@@ -777,6 +777,35 @@ def test_the_tray_area_moves_with_a_camera_knocked_since_it_was_marked(tmp_path:
     ledger.close()
 
 
+def test_the_empty_tray_picture_follows_a_camera_turned_since_it_was_taken(
+    tmp_path: Path,
+) -> None:
+    """The empty tray taken; the camera turned 3 degrees since: the picture is carried onto
+    its frames (said once), so the felt's edges are not asked as dice (they had been: 5 in
+    these two throws)."""
+    from server.empty_tray import EmptyTrayStore
+
+    ledger, table, events = _watched_table(tmp_path)
+    trays = EmptyTrayStore(tmp_path)
+    camera = CameraSource("camera", Replay([]), DiceReader(), table, trays=trays)
+    asked = 0
+    for seed in (0, 5):
+        throw = render_throw(ThrowSpec(dice=("d6",) * 4), np.random.default_rng([900, seed]))
+        h, w = throw.image.shape[:2]
+        trays.take(throw.empty_tray, DiceReader())
+        turn = cv2.getRotationMatrix2D((w / 2, h / 2), 3.0, 1.0)
+        turned = cv2.warpAffine(throw.image, turn, (w, h), borderMode=cv2.BORDER_REFLECT)
+        for _ in range(2):  # read twice: said once for each picture taken
+            result = camera.read_throw(turned)
+            asked += sum(d.uncertain for d in result.dice)
+        assert sorted(d.value for d in result.dice) == sorted(d.value for d in throw.dice)
+    said = [e["detail"] for e in events if e.get("event") == "notice"]
+    moved = "since the empty-tray picture was taken: it is moved with it"
+    assert len(said) == 2 and all(moved in s for s in said)
+    assert asked == 0
+    ledger.close()
+
+
 def test_a_view_that_is_not_the_one_the_area_was_marked_on_is_said_once(tmp_path: Path) -> None:
     """The area marked on one tray; the camera now sees another (another felt: turned
     away, or the tray swapped): neither the tray's rim nor the whole picture's shift find
