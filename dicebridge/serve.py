@@ -228,16 +228,26 @@ def _hardware_loop(config: Any, table: Any, camera: Any) -> Any:
     """The loop owning the display and the kiosk's GPIO, when the settings name either."""
     if config.display is None and config.gpio is None:
         return None
-    from hardware.display import open_display
+    from hardware.display import DisplayError, open_display
     from hardware.kiosk import KioskPanel
-    from server.hardware_loop import HardwareLoop
+    from server.hardware_loop import HardwareLoop, display_down
 
-    display = open_display(config.display) if config.display is not None else None
+    display = reopen = None
+    if config.display is not None:
+        reopen = functools.partial(open_display, config.display)
+        try:
+            display = reopen()
+        except DisplayError as err:  # no OLED answering is no reason to stop the appliance:
+            # said (as a camera that cannot open), and the loop opens it again until it answers
+            display_down(table, str(err))
+            print(f"dicebridge serve: {err} (running on without it, trying it again every "
+                  "few seconds)", flush=True)  # fmt: skip
     panel = None
     if config.gpio is not None:
         panel = KioskPanel(config.gpio, tumbler=config.tumbler, speed=config.tumbler_speed)
     moved = camera.moved_since if camera is not None else None
-    return HardwareLoop(table, display, panel, tumble_s=config.tumble_seconds, moved_since=moved)
+    return HardwareLoop(table, display, panel, tumble_s=config.tumble_seconds, moved_since=moved,
+                        reopen_display=reopen)  # fmt: skip
 
 
 def _camera_needs(table: Any, diesets: Any = None) -> list[tuple[str, int]]:

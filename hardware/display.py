@@ -9,6 +9,8 @@ only when a real device is opened.
 
 from __future__ import annotations
 
+import contextlib
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any, Protocol
 
@@ -38,6 +40,12 @@ def _font(size: int) -> ImageFont.FreeTypeFont | ImageFont.ImageFont:
     return ImageFont.load_default(size=size)
 
 
+def _flat(text: object) -> str:
+    """One line: each of the display's lines is one, and Pillow cannot measure text with a
+    line break in it (a tower's fault text has them)."""
+    return " ".join(("" if text is None else str(text)).split())
+
+
 def _fit(draw: ImageDraw.ImageDraw, text: str, width: int, start: int) -> tuple[Any, str]:
     """The largest font (down to 8 px) in which ``text`` fits the width; below that,
     the text is cut short with an ellipsis."""
@@ -62,11 +70,11 @@ def render(screen: Screen, width: int, height: int, mode: str = "1") -> Image.Im
     draw = ImageDraw.Draw(image)
     margin = max(2, width // 40)
     inner = width - 2 * margin
-    big, headline = _fit(draw, screen.headline, inner, height // 2)
+    big, headline = _fit(draw, _flat(screen.headline), inner, height // 2)
     y = margin
     draw.text((width // 2, y), headline, font=big, fill=ink, anchor="ma")
     y += int(big.size if hasattr(big, "size") else height // 2) + margin
-    for line in (screen.detail, screen.prompt):
+    for line in (_flat(screen.detail), _flat(screen.prompt)):
         if not line or y >= height:
             continue
         font, shown = _fit(draw, line, inner, max(10, height // 6))
@@ -82,21 +90,52 @@ class Device(Protocol):
 
     def display(self, image: Image.Image) -> None: ...
 
+    def cleanup(self) -> None: ...
+
 
 class LumaDisplay:
-    """Shows screens on a luma device (real, or ``luma.core.device.dummy`` in tests)."""
+    """Shows screens on a luma device (real, or ``luma.core.device.dummy`` in tests);
+    ``interface``: the bus opened for it, let go of by :meth:`close`."""
 
-    def __init__(self, device: Device) -> None:
+    def __init__(self, device: Device, interface: Any = None) -> None:
         self.device = device
+        self._interface = interface
         self.last: Screen | None = None
 
     def show(self, screen: Screen) -> None:
         image = render(screen, self.device.width, self.device.height, self.device.mode)
         try:
             self.device.display(image)
-        except OSError as err:  # I²C/SPI errors surface as OSError from smbus2/spidev
-            raise DisplayError(f"the display did not take the image: {err}") from None
+        except Exception as err:  # smbus2/spidev's OSError, luma's DeviceNotFoundError (an
+            # unplugged SSD1306), a driver's own: each means the image did not arrive
+            raise DisplayError(f"the display did not take the image: {_why(err)}") from None
         self.last = screen
+
+    def close(self) -> None:
+        """Let go of the bus: a display opened again and again must not keep a file each time."""
+        with contextlib.suppress(Exception):  # switching off a display that is gone fails
+            self.device.cleanup()
+        if self._interface is not None:
+            with contextlib.suppress(Exception):
+                self._interface.cleanup()
+
+
+def _why(err: Exception) -> str:
+    return str(err) or type(err).__name__
+
+
+def _on(interface: Any, make: Callable[[], Device], probe: tuple[int, ...] = ()) -> LumaDisplay:
+    """The device ``make`` builds on an opened bus, the bus closed again if that fails.
+    ``probe``: a command sent first, so that nothing is built where nothing answers (luma
+    keeps every device it builds, even one that failed, for its cleanup at exit)."""
+    try:
+        if probe:
+            interface.command(*probe)
+        return LumaDisplay(make(), interface)
+    except BaseException:
+        with contextlib.suppress(Exception):
+            interface.cleanup()
+        raise
 
 
 def open_display(kind: str, **options: Any) -> LumaDisplay:
@@ -111,15 +150,19 @@ def open_display(kind: str, **options: Any) -> LumaDisplay:
             from luma.core.interface.serial import i2c
             from luma.oled.device import ssd1306
 
-            bus = i2c(port=options.get("port", 1), address=options.get("address", 0x3C))
-            return LumaDisplay(ssd1306(bus, width=128, height=64))
+            # ``bus``: an opened SMBus (or a stand-in for one in tests) instead of the port
+            bus = i2c(bus=options.get("bus"), port=options.get("port", 1),
+                      address=options.get("address", 0x3C))  # fmt: skip
+            # probed with "display off", the first command of luma's own set-up
+            return _on(bus, lambda: ssd1306(bus, width=128, height=64), probe=(0xAE,))
         if kind == "st7789":
             from luma.core.interface.serial import spi
             from luma.lcd.device import st7789
 
             bus = spi(port=options.get("port", 0), device=options.get("device", 0),
                       gpio_DC=options.get("dc", 24), gpio_RST=options.get("rst", 25))  # fmt: skip
-            return LumaDisplay(st7789(bus, width=240, height=240, rotate=options.get("rotate", 0)))
+            rotate = options.get("rotate", 0)
+            return _on(bus, lambda: st7789(bus, width=240, height=240, rotate=rotate))
     except ImportError as err:
         raise DisplayError(f"the luma driver for {kind} is not installed: {err}") from None
     except Exception as err:  # luma raises its own DeviceNotFoundError and friends

@@ -61,3 +61,11 @@ def test_importing_the_display_module_loads_no_luma() -> None:
     code = "import sys, hardware.display; print(any(m.startswith('luma') for m in sys.modules))"
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "False"
+
+
+def test_a_line_break_is_drawn_as_a_space() -> None:
+    # a tower's fault text has line breaks; Pillow cannot measure those, and each of the
+    # display's lines is one line
+    broken = render(Screen("3\n4", "jam: door open\nclose the door", "throw\r\nagain"), 128, 64)
+    flat = render(Screen("3 4", "jam: door open close the door", "throw again"), 128, 64)
+    assert broken.tobytes() == flat.tobytes()
