@@ -9,6 +9,8 @@ import argparse
 import dataclasses
 import functools
 import json
+import os
+import signal
 import threading
 import time
 from pathlib import Path
@@ -47,13 +49,47 @@ def _tell_systemd(server: Any, hardware_pings: bool) -> None:
         time.sleep(interval)
 
 
-def run(args: argparse.Namespace) -> int:
-    import os
+def _stopped(signum: int, frame: Any) -> None:
+    """SIGTERM once uvicorn has stopped (it raises the signal again): nothing more to do."""
 
+
+def _only_service(data_dir: Path) -> Any:
+    """The data folder's lock, held while this service runs (closed: let go); SystemExit where
+    another service holds it.  Two services on one folder had both run, both driving the
+    same towers and camera and adding their throws to one ledger."""
+    try:
+        data_dir.mkdir(parents=True, exist_ok=True)
+        held = (data_dir / "service.lock").open("a+")
+    except OSError as err:
+        raise SystemExit(
+            f"dicebridge serve: cannot use the data folder {data_dir}: {err.strerror or err}"
+        ) from None
+    try:
+        import fcntl  # POSIX (a Pi, a Mac, Linux); elsewhere two services are not told apart
+
+        fcntl.flock(held.fileno(), fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except ImportError:
+        return held
+    except OSError:
+        held.seek(0)
+        other = held.read().strip() or "?"
+        held.close()
+        raise SystemExit(
+            f"dicebridge serve: another dicebridge service (pid {other}) is using {data_dir}: "
+            "stop it first, or give this one another --data-dir"
+        ) from None
+    held.seek(0)
+    held.truncate()
+    held.write(str(os.getpid()))
+    held.flush()
+    return held
+
+
+def run(args: argparse.Namespace) -> int:
     import uvicorn
 
     from server.app import create_app
-    from server.config import ConfigError, load_config
+    from server.config import ConfigError, check_port, load_config
     from server.ledger import Ledger, LedgerError
     from server.table import Table
 
@@ -63,9 +99,17 @@ def run(args: argparse.Namespace) -> int:
         raise SystemExit(f"dicebridge serve: {err}") from None
     overrides = {"host": args.host, "port": args.port, "data_dir": args.data_dir}
     config = dataclasses.replace(config, **{k: v for k, v in overrides.items() if v is not None})
+    try:  # the command line's values checked as the settings' are (--port 70000 had
+        check_port(config.port)  # listened on 4464, an empty --host on every network)
+        if not config.host.strip():
+            raise ConfigError("--host cannot be empty (127.0.0.1: this machine only)")
+    except ConfigError as err:
+        raise SystemExit(f"dicebridge serve: {err}") from None
+    held = _only_service(config.data_dir)
     try:
         ledger = Ledger(config.data_dir)
     except LedgerError as err:
+        held.close()
         raise SystemExit(f"dicebridge serve: {err}") from None
     table = Table(ledger)
     from server.admin import AdminPin
@@ -90,18 +134,23 @@ def run(args: argparse.Namespace) -> int:
         if taught := teach_demo_sets(diesets):
             print(f"dicebridge (demo): taught the die sets {', '.join(taught)} from renders "
                   f"into {diesets.folder}", flush=True)  # fmt: skip
-    collector = FaceCollector(config.data_dir, diesets)
+    # the demo's camera sees its own rendered tray: an owner's empty-tray picture and tray
+    # area were used on it (a throw a minute was read), and taking or marking them in the
+    # demo wrote over the owner's
+    own = config.data_dir / "demo" if args.demo else config.data_dir
+    collector = FaceCollector(own, diesets)
     try:
-        trays = EmptyTrayStore(config.data_dir, config.empty_tray)
+        trays = EmptyTrayStore(own, None if args.demo else config.empty_tray)
     except EmptyTrayError as err:
         ledger.close()
+        held.close()
         raise SystemExit(f"dicebridge serve: {err}") from None
     from server.sources import tower_fleet
     from server.tray_areas import TrayAreaStore
 
-    areas = TrayAreaStore(config.data_dir, config.tray_area)
+    areas = TrayAreaStore(own, None if args.demo else config.tray_area)
 
-    stoppers: list[Any] = []
+    stoppers: list[Any] = [held.close]
     try:
         towers, camera = _sources(
             args.demo, config, table, stoppers, diesets, trays, collector, areas
@@ -146,13 +195,18 @@ def run(args: argparse.Namespace) -> int:
             host=config.host,
             port=config.port,
             log_level="warning",
-            timeout_graceful_shutdown=3,
-        )  # open WebSockets must not hold a stop
+            timeout_graceful_shutdown=3,  # open WebSockets must not hold a stop
+            ws_max_size=64 * 1024,  # the pages send nothing; 16 MB messages had been taken
+        )
     )
     watchdog = threading.Thread(
         target=_tell_systemd, args=(server, hardware is not None), daemon=True
     )
     watchdog.start()
+    # uvicorn raises a SIGTERM again once it has stopped: with the default handler that
+    # ended the process before the stops below (the ledger unclosed, the tumbler's relay
+    # left as it was); this one lets run() return, and the stops run as after Ctrl-C
+    signal.signal(signal.SIGTERM, _stopped)
     try:
         server.run()
     finally:
