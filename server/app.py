@@ -29,7 +29,7 @@ from audit.ledger_audit import DieAudit, audit_die
 from audit.logs import LogError
 from audit.verdict import MAX_BIAS, MIN_BIAS
 from mechanics.reading import Reading, ReadingRefused
-from server.admin import AdminError, AdminPin
+from server.admin import AdminError, AdminPin, AdminUnavailable
 from server.camera import CameraSource
 from server.camera_api import camera_routes
 from server.collect import FaceCollector
@@ -98,6 +98,8 @@ def create_app(
         except AdminError as err:
             message = str(err)
             code = 429 if "locked" in message else 401 if "needs" in message else 403
+            if isinstance(err, AdminUnavailable):  # no PIN can be checked: the service's fault
+                code = 503
             raise HTTPException(status_code=code, detail=message) from None
 
     admin_only = [Depends(require_admin)]

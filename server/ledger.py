@@ -84,6 +84,17 @@ def canonical(body: dict[str, Any]) -> str:
     return json.dumps(body, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
 
 
+def _connect_listing(uri: str) -> tuple[sqlite3.Connection, set[str]]:
+    """A connection to ``uri`` and the names of the tables it holds (read now: SQLite
+    opens lazily, so a file it cannot read fails here, not at the first query)."""
+    db = sqlite3.connect(uri, uri=True, check_same_thread=False, isolation_level=None)
+    try:
+        return db, {r[0] for r in db.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
+    except sqlite3.Error:
+        db.close()
+        raise
+
+
 class Ledger:
     """An append-only, hash-chained record in ``data_dir/ledger.sqlite3``."""
 
@@ -95,11 +106,7 @@ class Ledger:
         self.path = self.data_dir / "ledger.sqlite3"
         try:
             if read_only:
-                uri = f"{self.path.resolve().as_uri()}?mode=ro"
-                self._db = sqlite3.connect(uri, uri=True, check_same_thread=False,
-                                           isolation_level=None)  # fmt: skip
-                tables = {r[0] for r in self._db.execute(
-                    "SELECT name FROM sqlite_master WHERE type = 'table'")}  # fmt: skip
+                self._db, tables = self._open_read_only()
                 if "entries" not in tables:
                     self._db.close()
                     raise LedgerError(f"{self.path} holds no dicebridge ledger (no entries "
@@ -114,6 +121,36 @@ class Ledger:
             raise LedgerError(f"cannot open the ledger at {self.path}: {err}") from None
         self._lock = threading.Lock()
         self.min_free_bytes = MIN_FREE_BYTES
+
+    def _open_read_only(self) -> tuple[sqlite3.Connection, set[str]]:
+        """A connection that writes nothing, and the tables the file holds.
+
+        A WAL database read with ``mode=ro`` still needs its ``-wal`` and ``-shm``
+        files; with the service stopped there are none, and a reader who may not write
+        the folder (`dicebridge ledger verify` as the Pi's user) cannot make them:
+        SQLITE_READONLY_DIRECTORY.  Then the file is opened ``immutable=1``, which
+        needs neither.  That is safe only without a ``-wal`` file: SQLite removes it
+        when the last connection closes, after copying every row into the main file, so
+        none means no writer is open and the main file holds every row.  (A service
+        started during the read writes to a new ``-wal`` and changes the main file only
+        at a checkpoint, after many rows: a read that overlaps one can report damage
+        that is not there, and a second run settles it.)  Where a ``-wal`` file is left,
+        its rows may be in it alone, so the folder's owner has to read it."""
+        uri = self.path.resolve().as_uri()
+        try:
+            return _connect_listing(f"{uri}?mode=ro")
+        except sqlite3.OperationalError as err:
+            code = err.sqlite_errorcode & 0xFF
+            wal = self.path.with_name(self.path.name + "-wal")
+            if code in (sqlite3.SQLITE_READONLY, sqlite3.SQLITE_CANTOPEN) and wal.exists():
+                raise LedgerError(
+                    f"cannot open the ledger at {self.path}: {err}; its {wal.name} file may "
+                    f"hold rows the main file lacks: read it as a user who may write "
+                    f"{self.data_dir} (the service's own)"
+                ) from None
+            if code != sqlite3.SQLITE_READONLY:
+                raise
+        return _connect_listing(f"{uri}?mode=ro&immutable=1")
 
     def close(self) -> None:
         self._db.close()

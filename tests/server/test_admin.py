@@ -3,13 +3,15 @@
 from __future__ import annotations
 
 import json
+import os
+import sys
 from pathlib import Path
 
 import pytest
 from fastapi.testclient import TestClient
 
 from dicebridge.cli import main
-from server.admin import AdminError, AdminPin
+from server.admin import AdminError, AdminPin, AdminUnavailable
 from server.app import create_app
 from server.ledger import Ledger
 from server.table import Table
@@ -90,3 +92,88 @@ def test_no_pin_typed_is_said_not_a_traceback(
     monkeypatch.setattr(getpass, "getpass", no_one_there)
     assert main(["admin", "pin", "--data-dir", str(tmp_path)]) == 2
     assert "no PIN typed; give --pin for scripts" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize(
+    "content",
+    [
+        b"",
+        b"{not json",
+        b"[]",
+        b'{"salt": "zz", "hash": "00"}',
+        b'{"salt": "00", "hash": "\xc3\xa9"}',
+    ],
+    ids=["empty", "not-json", "a-list", "bad-salt", "non-ascii-hash"],
+)
+def test_a_pin_file_holding_no_pin_is_said_at_start_and_refused_with_503(
+    tmp_path: Path, content: bytes, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Each had made every admin request a 500 (JSONDecodeError and the like in check),
+    with nothing said at start."""
+    (tmp_path / "admin.json").write_bytes(content)
+    admin = AdminPin(tmp_path)
+    assert admin.ensure() is None  # left as it is: no new PIN over the owner's file
+    said = capsys.readouterr().err.splitlines()
+    assert len(said) == 1
+    assert f"{tmp_path / 'admin.json'} cannot be used (it holds no PIN)" in said[0]
+    assert f"dicebridge admin pin --data-dir {tmp_path}" in said[0]
+    assert (tmp_path / "admin.json").read_bytes() == content
+    with pytest.raises(AdminUnavailable, match="admin actions are refused until it is fixed"):
+        admin.check("2468")
+    with Ledger(tmp_path) as ledger, TestClient(create_app(Table(ledger), admin)) as client:
+        for pin in ({"X-Admin-PIN": "2468"}, {}):
+            reply = client.post("/api/dice", json={"name": "Red d6", "type": "d6"}, headers=pin)
+            assert reply.status_code == 503 and "holds no PIN" in reply.json()["detail"]
+    assert main(["admin", "pin", "--data-dir", str(tmp_path), "--pin", "2468"]) == 0
+    admin.check("2468")  # the fix the message names works at once, without a restart
+
+
+CHECKER = """
+import sys
+from pathlib import Path
+from server.admin import AdminPin, AdminUnavailable
+admin = AdminPin(Path(sys.argv[1]))
+print(admin.ensure())
+try:
+    admin.check(sys.argv[2])
+except AdminUnavailable as err:
+    print("refused:", err)
+else:
+    print("accepted")
+"""
+
+
+def test_a_pin_file_the_service_cannot_read_is_said_not_a_500() -> None:
+    """`sudo dicebridge admin pin` had left a root-owned 0600 file: the service, another
+    user, met a PermissionError in every admin request."""
+    from tests.deploy.unprivileged import open_folder, run_unprivileged
+
+    with open_folder() as folder:
+        AdminPin(folder).set("2468")
+        if os.geteuid() != 0:
+            (folder / "admin.json").chmod(0)  # root's is closed to nobody by its 0600
+        try:
+            got = run_unprivileged([sys.executable, "-c", CHECKER, str(folder), "2468"])
+        finally:
+            (folder / "admin.json").chmod(0o600)
+    assert got.returncode == 0, got.stderr
+    said = got.stderr.splitlines()
+    assert len(said) == 1 and "cannot be used (Permission denied)" in said[0]
+    assert "make it readable by" in said[0] and "dicebridge admin pin --data-dir" in said[0]
+    assert got.stdout.startswith("None\nrefused: the admin PIN file")
+
+
+def test_root_setting_the_pin_gives_the_file_to_the_folder_s_owner() -> None:
+    """With sudo, `dicebridge admin pin` had written a root-owned 0600 file the service
+    (the folder's owner) could not read."""
+    from tests.deploy.unprivileged import NOBODY, open_folder, run_unprivileged
+
+    if os.geteuid() != 0:
+        pytest.skip("only root can give a file to another user")
+    with open_folder() as folder:
+        os.chown(folder, NOBODY, NOBODY)  # the service's folder
+        assert main(["admin", "pin", "--data-dir", str(folder), "--pin", "2468"]) == 0
+        stat = (folder / "admin.json").stat()
+        assert (stat.st_uid, stat.st_gid, stat.st_mode & 0o777) == (NOBODY, NOBODY, 0o600)
+        got = run_unprivileged([sys.executable, "-c", CHECKER, str(folder), "2468"])
+    assert (got.returncode, got.stdout, got.stderr) == (0, "None\naccepted\n", "")

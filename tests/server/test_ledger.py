@@ -214,3 +214,35 @@ def test_the_latest_rows_of_a_kind_come_newest_first(tmp_path: Path) -> None:
         assert [e.body["n"] for e in latest] == [4, 3] and all(e.kind == "throw" for e in latest)
         assert [e.body["n"] for e in ledger.latest("check", 10)] == [4, 3, 2, 1, 0]
         assert ledger.latest("confirmation", 3) == []
+
+
+def test_verify_and_export_read_a_folder_they_may_not_write() -> None:
+    """`ledger verify` and `export` by a user who may read the service's folder but not
+    write it (the Pi's own user): with the service stopped there is no -wal file, and
+    SQLite failed to make the WAL's index there ("attempt to write a readonly
+    database"); with it running they must still read the rows only its -wal holds."""
+    from tests.deploy.unprivileged import open_folder, run_unprivileged
+
+    with open_folder() as folder:
+        with Ledger(folder) as ledger:
+            ledger.append("check", {"n": 1})
+        (folder / "ledger.sqlite3").chmod(0o644)  # as the service's umask leaves it
+        before = (folder / "ledger.sqlite3").read_bytes()
+        folder.chmod(0o555)  # stops a user who is not root; root is run as nobody
+        verify = [sys.executable, "-m", "dicebridge", "ledger", "verify", "--data-dir", str(folder)]
+        stopped = run_unprivileged(verify)
+        assert (stopped.returncode, stopped.stderr) == (0, "")
+        assert "ledger intact: 1 rows" in stopped.stdout
+        export = run_unprivileged([*verify[:4], "export", "--data-dir", str(folder)])
+        assert export.returncode == 0 and export.stdout.count("\n") == 2  # header and row
+        assert sorted(p.name for p in folder.iterdir()) == ["ledger.sqlite3"]
+        assert (folder / "ledger.sqlite3").read_bytes() == before
+        folder.chmod(0o755)
+        with Ledger(folder) as running:  # the service, its -wal and -shm open
+            running.append("check", {"n": 2})
+            for part in folder.iterdir():
+                part.chmod(0o644)
+            folder.chmod(0o555)
+            live = run_unprivileged(verify)
+            folder.chmod(0o755)
+        assert live.returncode == 0 and "ledger intact: 2 rows" in live.stdout, live.stderr
