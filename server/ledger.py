@@ -36,6 +36,8 @@ MIN_FREE_BYTES = 200 * 2**20  # crops are not kept when the disk has less free: 
 # rows, SQLite's journal and the system need the room more
 KINDS = ("throw", "reading", "check", "resolution", "die", "confirmation", "import", "note")
 
+ENTRY_COLUMNS = ("id", "kind", "at", "body", "prev_hash", "hash")  # the ledger's own
+
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS entries (
     id INTEGER PRIMARY KEY,
@@ -114,6 +116,7 @@ class Ledger:
             else:
                 self.data_dir.mkdir(parents=True, exist_ok=True)
                 self._db = sqlite3.connect(self.path, check_same_thread=False, isolation_level=None)
+                self._refuse_foreign()  # before anything is written into it
                 self._db.execute("PRAGMA journal_mode=WAL")
                 self._db.execute("PRAGMA synchronous=FULL")
                 self._db.executescript(SCHEMA)
@@ -121,6 +124,20 @@ class Ledger:
             raise LedgerError(f"cannot open the ledger at {self.path}: {err}") from None
         self._lock = threading.Lock()
         self.min_free_bytes = MIN_FREE_BYTES
+
+    def _refuse_foreign(self) -> None:
+        """LedgerError where the file is another program's database: one with tables but no
+        ledger had been given the ledger's tables, and one with an ``entries`` table of its
+        own failed at the first query ("no such column: id")."""
+        tables = {r[0] for r in self._db.execute(
+            "SELECT name FROM sqlite_master WHERE type = 'table'")}  # fmt: skip
+        columns = [r[1] for r in self._db.execute("PRAGMA table_info(entries)")]
+        if (tables and "entries" not in tables) or (columns and tuple(columns) != ENTRY_COLUMNS):
+            self._db.close()
+            raise LedgerError(
+                f"{self.path} is another program's database ({', '.join(sorted(tables))}), not "
+                "a dicebridge ledger: move it away, or give the service another --data-dir"
+            )
 
     def _open_read_only(self) -> tuple[sqlite3.Connection, set[str]]:
         """A connection that writes nothing, and the tables the file holds.

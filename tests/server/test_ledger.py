@@ -246,3 +246,24 @@ def test_verify_and_export_read_a_folder_they_may_not_write() -> None:
             live = run_unprivileged(verify)
             folder.chmod(0o755)
         assert live.returncode == 0 and "ledger intact: 2 rows" in live.stdout, live.stderr
+
+
+@pytest.mark.parametrize(
+    "schema",
+    [
+        "CREATE TABLE photos (id INTEGER, name TEXT)",  # had been given the ledger's tables
+        "CREATE TABLE entries (title TEXT, done INTEGER)",  # "no such column: id" at start
+    ],
+)
+def test_another_program_s_database_is_refused_and_left_as_it_was(
+    tmp_path: Path, schema: str
+) -> None:
+    import sqlite3
+
+    path = tmp_path / "ledger.sqlite3"
+    with sqlite3.connect(path) as other:
+        other.execute(schema)
+    before = path.read_bytes()
+    with pytest.raises(LedgerError, match=r"another program's database .* not a dicebridge"):
+        Ledger(tmp_path)
+    assert path.read_bytes() == before  # not even switched to WAL
