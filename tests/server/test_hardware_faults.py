@@ -27,6 +27,7 @@ from server.hardware_loop import HardwareLoop
 from server.ledger import Ledger
 from server.systemd import Notifier
 from server.table import Table
+from tests.server.test_hardware_loop import _until, lit
 from vision.frames import Replay
 from vision.reader import DiceReader
 from vision.render import ThrowSpec, render_throw
@@ -71,17 +72,6 @@ def events(table: Table) -> list[dict[str, Any]]:
     heard: list[dict[str, Any]] = []
     table.subscribe(heard.append)
     return heard
-
-
-def _until(condition: Any, seconds: float = 10.0) -> None:
-    deadline = time.monotonic() + seconds
-    while not condition():
-        assert time.monotonic() < deadline, "timed out"
-        time.sleep(0.01)
-
-
-def lit(panel: KioskPanel) -> list[str]:
-    return [name for name, led in panel.leds.items() if led.is_lit]
 
 
 def press(panel: KioskPanel) -> None:
