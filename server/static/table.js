@@ -282,7 +282,15 @@ async function start() {
       if (error) error.textContent = event.detail;
     }
   },
-         (state) => { document.getElementById("live").textContent = state; });
+         (state) => {
+           document.getElementById("live").textContent = state;
+           // checks set up while the page was not listening (before its socket first opened,
+           // or while the Wi-Fi was down) join it now: their events were missed
+           if (state === "live") {
+             api("/api/checks").then((now) => { for (const check of now) update(check); },
+                                     () => {});
+           }
+         });
   // dice the camera was unsure of in the last quarter hour that nobody has settled yet
   const recent = (await api("/api/readings/unsure?limit=8")).filter((r) =>
     !r.confirmed && Date.now() - Date.parse(r.at) < 15 * 60 * 1000);

@@ -193,8 +193,9 @@ def test_a_throw_refused_after_a_press_says_what_to_throw(table: Table, panel: K
         _until(lambda: lit(panel) == ["reading"])
         table.from_source("camera", [Reading("d10", 4), Reading("d10", 8)])  # one at a time
         _until(lambda: lit(panel) == ["attention"])
-        assert display.last is not None and display.last.attention
-        assert display.last.prompt == "throw 1 d10"
+        # the LEDs change a moment before the screen is drawn: wait for the screen too
+        _until(lambda: display.last is not None and display.last.attention)
+        assert display.last is not None and display.last.prompt == "throw 1 d10"
     finally:
         loop.stop()
 
