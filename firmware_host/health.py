@@ -41,9 +41,6 @@ class ReadCounts:
         }
 
 
-FIELDS = tuple(ReadCounts().to_json())  # the names the device status gives them
-
-
 def _many(n: int, what: str) -> str:
     return f"{n} {what}" if n != 1 else f"1 {what[:-1]}"
 

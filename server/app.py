@@ -36,7 +36,6 @@ from server.collect import FaceCollector
 from server.diesets import DieSetStore
 from server.empty_tray import EmptyTrayStore
 from server.registry import AlreadyRegistered, NotFound, RegistryError
-from server.sources import TowerCounts
 from server.table import Table, UnknownCheck
 from server.tray_areas import TrayAreaStore
 
@@ -104,8 +103,6 @@ def create_app(
 
     admin_only = [Depends(require_admin)]
     app.include_router(camera_routes(table, admin_only, diesets, trays, camera, collector, areas))
-    tower_counts = TowerCounts()  # what each tower sent that could not be read, as told
-    table.subscribe(tower_counts.hear)
 
     @app.get("/api/health")
     def health() -> dict[str, Any]:
@@ -116,7 +113,7 @@ def create_app(
             "status": "ok",
             "camera": camera is not None,  # the page offers "read the tray again"
             "sources": table.sources(),
-            "source_details": tower_counts.add_to(table.source_details()),
+            "source_details": table.source_details(),
         }
 
     @app.post("/api/checks", status_code=201)

@@ -3,18 +3,16 @@
 Blocking serial I/O stays on the towers' threads; the table only receives
 readings and news.  Data flows one way: tower → readings → table.  What a
 tower sent that could not be read rides on its news (``unreadable`` events and
-its connection changes); :class:`TowerCounts` keeps the latest for the API.
+its connection changes), kept in its details by the table (``status``).
 """
 
 from __future__ import annotations
 
 import functools
-import threading
-from collections.abc import Mapping
 from typing import Any
 
 from firmware_host.driver import Event, Status, TowerFleet, usb_port_opener
-from firmware_host.health import FIELDS, ReadCounts, counts_words
+from firmware_host.health import ReadCounts, counts_words
 from firmware_host.port import SerialPort
 from firmware_host.reader import TowerEvent, TowerReading
 from mechanics.reading import Reading
@@ -51,30 +49,6 @@ def tower_news(event: TowerEvent) -> dict[str, str]:
     return news
 
 
-def counts_news(counts: ReadCounts) -> dict[str, Any]:
-    """A tower's counts as news: in words (``detail``) and as numbers for the API."""
-    return {"detail": counts_words(counts) or "nothing unreadable", **counts.to_json()}
-
-
-class TowerCounts:
-    """The latest counts of what each tower sent that could not be read, heard from the
-    table's events (the table keeps a source's last news only in words)."""
-
-    def __init__(self) -> None:
-        self._lock = threading.Lock()
-        self._counts: dict[str, dict[str, Any]] = {}
-
-    def hear(self, event: Mapping[str, Any]) -> None:
-        if event.get("type") == "source" and "unreadable" in event:
-            with self._lock:
-                self._counts[str(event["source"])] = {k: event[k] for k in FIELDS if k in event}
-
-    def add_to(self, details: dict[str, dict[str, Any]]) -> dict[str, dict[str, Any]]:
-        """``details`` (the table's, per source) with each tower's counts added."""
-        with self._lock:
-            return {name: {**d, **self._counts.get(name, {})} for name, d in details.items()}
-
-
 def tower_fleet(towers: tuple[TowerConfig, ...], table: Table, **options: Any) -> TowerFleet:
     """A fleet whose readings and news go to the table (named by slot when configured).
     A tower's dice go one by one, in slot order: its slots have an order of their own,
@@ -92,10 +66,11 @@ def tower_fleet(towers: tuple[TowerConfig, ...], table: Table, **options: Any) -
                 reading = Reading(event.die, event.value, 1.0, source, identity)
                 table.from_source(source, [reading])
             elif isinstance(event, Status):
-                counts = {} if event.counts is None else event.counts.to_json()
-                table.source_event(source, event.state, {"detail": event.detail, **counts})
-            elif isinstance(event, ReadCounts):
-                table.source_event(source, "unreadable", counts_news(event))
+                counts = None if event.counts is None else event.counts.to_json()
+                table.source_event(source, event.state, {"detail": event.detail}, counts)
+            elif isinstance(event, ReadCounts):  # in words on the page, as figures in the API
+                said = {"detail": counts_words(event) or "nothing unreadable"}
+                table.source_event(source, "unreadable", said, event.to_json())
             elif event.kind in ("rethrow", "fault", "iam"):
                 table.source_event(source, event.kind, tower_news(event))
         except Exception as err:  # a die not recorded (the ledger's disk full) must not end

@@ -12,7 +12,7 @@ import json
 import random
 import threading
 import uuid
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any
@@ -254,8 +254,16 @@ class Table:
         named = reading.source if reading.source not in ("", "manual") else source
         return Reading(reading.die, reading.face, reading.confidence, named, identity)
 
-    def source_event(self, source: str, kind: str, detail: dict[str, Any]) -> None:
-        """A source's own news (connected, disconnected, a die to re-throw, a fault)."""
+    def source_event(
+        self,
+        source: str,
+        kind: str,
+        detail: dict[str, Any],
+        status: Mapping[str, Any] | None = None,
+    ) -> None:
+        """A source's own news (connected, disconnected, a die to re-throw, a fault);
+        ``status``: figures the source reports about itself (a tower's unreadable frames),
+        kept in its details until it reports them again, and announced with the news."""
         with self._lock:
             info = self._info(source)
             if kind in ("connected", "disconnected", "retrying"):
@@ -264,7 +272,9 @@ class Table:
             info["last_event"] = kind
             info["detail"] = str(detail.get("detail", ""))
             info["events"] += 1
-        self._announce({"type": "source", "source": source, "event": kind, **detail})
+            info.update(status or {})
+        self._announce({"type": "source", "source": source, "event": kind, **detail,
+                        **(status or {})})  # fmt: skip
 
     def set_preview(self, source: str, jpeg: bytes, frame: Any = None) -> None:
         """A camera's latest settled frame with its dice outlined (the Devices page shows it),
