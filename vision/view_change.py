@@ -15,6 +15,7 @@ makes corners that match nothing) or it is another view.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
@@ -96,7 +97,7 @@ def view_change(before: np.ndarray, after: np.ndarray, area: TrayArea) -> ViewCh
     refined = np.linalg.inv(half) @ refined @ half
     if _farthest(corners, refined, homography) > GAP:
         return ViewChange(None, agreeing, len(matches))
-    moved, unmoved = (_misfit(blurred[0], blurred[1], band, half @ h @ np.linalg.inv(half))
+    moved, unmoved = (_misfit(blurred[0], blurred[1], half @ h @ np.linalg.inv(half), band)
                       for h in (refined, np.eye(3)))  # fmt: skip
     if moved > BETTER * unmoved:
         return ViewChange(None, agreeing, len(matches))  # no better than the view unmoved
@@ -130,15 +131,23 @@ def _refined(before: np.ndarray, after: np.ndarray, band: np.ndarray, start: np.
         return None
 
 
-def _misfit(before: np.ndarray, after: np.ndarray, band: np.ndarray, homography: Any) -> float:
-    """The mean grey-level difference on the band between ``after`` and ``before`` carried
-    by ``homography`` (where it lands inside the picture)."""
+def _misfit(
+    before: np.ndarray,
+    after: np.ndarray,
+    homography: Any,
+    where: np.ndarray | None = None,
+    typical: Callable[[np.ndarray], Any] = np.mean,
+) -> float:
+    """How far ``after``'s grey levels lie from ``before``'s carried by ``homography``
+    (``typical`` of the differences: the mean on the rim's band; the median over a tray, its
+    dice in the frame alone outweighed), where ``before`` lands inside the picture and
+    within ``where`` (255), if given."""
     h, w = after.shape
     carried = cv2.warpPerspective(before, homography, (w, h), flags=cv2.INTER_LINEAR)
-    inside = cv2.warpPerspective(np.full_like(band, 255), homography, (w, h),
-                                 flags=cv2.INTER_NEAREST)  # fmt: skip
-    seen = (band > 0) & (inside > 0)
-    return float(np.mean(np.abs(carried - after)[seen])) if seen.any() else float("inf")
+    inside = cv2.warpPerspective(np.full(before.shape, 255, np.uint8), homography, (w, h),
+                                 flags=cv2.INTER_NEAREST) > 0  # fmt: skip
+    seen = inside if where is None else inside & (where > 0)
+    return float(typical(np.abs(carried - after)[seen])) if seen.any() else float("inf")
 
 
 def _farthest(corners: np.ndarray, one: np.ndarray, other: np.ndarray) -> float:
@@ -179,18 +188,12 @@ def aligned_tray(tray: np.ndarray, frame: np.ndarray) -> tuple[np.ndarray, float
     moved = float(np.max(np.linalg.norm(now - corners, axis=1))) / scale
     if moved < TRAY_MOVED * w:
         return None
-    unmoved = np.eye(2, 3, dtype=np.float32)
-    if _median_misfit(before, after, onto) > BETTER * _median_misfit(before, after, unmoved):
+    carrying = np.vstack([onto, [0.0, 0.0, 1.0]])
+    fits = [_misfit(before, after, m, typical=np.median) for m in (carrying, np.eye(3))]
+    if fits[0] > BETTER * fits[1]:
         return None
     full = np.array(onto, np.float64)
     full[:, 2] /= scale
     carried = cv2.warpAffine(tray, full, (w, h), flags=cv2.INTER_LINEAR,
                              borderMode=cv2.BORDER_REPLICATE)  # fmt: skip
     return np.asarray(carried), moved
-
-
-def _median_misfit(before: np.ndarray, after: np.ndarray, warp: np.ndarray) -> float:
-    h, w = after.shape
-    carried = cv2.warpAffine(before, warp, (w, h), flags=cv2.INTER_LINEAR)
-    inside = cv2.warpAffine(np.ones_like(before), warp, (w, h), flags=cv2.INTER_NEAREST) > 0
-    return float(np.median(np.abs(carried - after)[inside])) if inside.any() else float("inf")
