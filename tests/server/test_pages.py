@@ -1122,10 +1122,17 @@ def test_the_tray_found_in_the_last_throw_is_offered_to_check_and_save(
 PAGES = ["/", "/kiosk", "/history", "/tables", "/audit", "/devices"]
 
 
-def _note_start(started: list[str], request: Any) -> None:
-    """``request`` added to ``started`` where it starts a check (POST /api/checks)."""
-    if request.method == "POST" and request.url.endswith("/api/checks"):
-        started.append(request.url)
+def _checks_started(page: Any) -> list[str]:
+    """The check-starting requests (POST /api/checks) ``page`` sends from now on: a list
+    that grows as it sends them."""
+    started: list[str] = []
+
+    def note(request: Any) -> None:
+        if request.method == "POST" and request.url.endswith("/api/checks"):
+            started.append(request.url)
+
+    page.on("request", note)
+    return started
 
 
 def test_a_face_that_is_no_whole_number_is_refused_on_the_devices_page(
@@ -1209,8 +1216,7 @@ def test_the_table_form_refuses_a_decimal_in_a_whole_number_field(
 
     assert isinstance(browser, Browser)
     page = browser.new_page()
-    started: list[str] = []
-    page.on("request", lambda r: _note_start(started, r))
+    started = _checks_started(page)
     page.goto(base)
     page.select_option("#system", "d6pool")
     page.fill("#p-difficulty", "3")
@@ -1360,8 +1366,7 @@ def test_a_double_click_starts_one_check(base: str, browser: object) -> None:
 
     assert isinstance(browser, Browser)
     page = browser.new_page()
-    started: list[str] = []
-    page.on("request", lambda r: _note_start(started, r))
+    started = _checks_started(page)
     page.goto(base)
     page.select_option("#system", "d6pool")
     page.fill("#p-level", "2")
