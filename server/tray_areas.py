@@ -26,7 +26,7 @@ from server.file_cache import FileCache
 from vision.pixels import FrameError, as_bgr8, decode_file, encode_image
 from vision.settle import shift_seen
 from vision.tray_area import TrayArea, TrayAreaError
-from vision.view_change import view_change
+from vision.view_change import Reference
 
 FILE = "tray-area.json"
 PICTURE = "tray-area.png"  # the picture the area was marked on, where there was one
@@ -64,6 +64,7 @@ class TrayAreaStore:
         self._marked = FileCache(self.path, _read_area)  # the area marked on the page
         self.picture_path = Path(data_dir) / PICTURE
         self._picture = FileCache(self.picture_path, _read_picture)
+        self._reference: Reference | None = None  # the marked picture made ready to match
 
     def current(self) -> TrayArea | None:
         """The area in use: the one marked on the page, else the settings' one, else None
@@ -105,7 +106,7 @@ class TrayAreaStore:
         if area is None or marked_on is None or marked_on.shape != image.shape:
             return Placed(area, 0.0)
         h, w = image.shape[:2]
-        change = view_change(marked_on, image, area)
+        change = self._reference_for(marked_on, area).change(image)
         if change.homography is not None:
             moved = change.moved(area, w, h)
             if moved < SHIFT * w:
@@ -116,6 +117,15 @@ class TrayAreaStore:
         if not same:
             return Placed(area, 0.0, lost=True)
         return Placed(area.moved(dx, dy, w, h), moved) if moved >= SHIFT * w else Placed(area, 0.0)
+
+    def _reference_for(self, picture: np.ndarray, area: TrayArea) -> Reference:
+        """``picture`` made ready to match with ``area``'s rim, kept while both stay the same
+        (the file cache hands out one array until the file changes)."""
+        with self._lock:
+            kept = self._reference
+            if kept is None or kept.picture is not picture or kept.area != area:
+                kept = self._reference = Reference.of(picture, area)
+            return kept
 
     def mark(self, points: Any, frame: Any = None) -> dict[str, Any]:
         """Keep ``points`` ([[x, y], ...], shares of the picture) as the tray's area, and

@@ -61,47 +61,89 @@ class ViewChange:
         return float(np.max(np.linalg.norm(now - corners, axis=2)))
 
 
+@dataclass(frozen=True, eq=False)
+class Reference:
+    """The picture an area was marked on, made ready to be matched (:meth:`change`): its
+    grey levels at SIDE, the band round the area, the band's ORB corners and the blurred
+    half-size picture ECC refines on.  The same for every throw until the area is marked
+    again, so the store that keeps the area keeps this too: ORB on the marked picture was
+    8 of 43 ms a settled throw."""
+
+    picture: np.ndarray  # the marked picture itself (BGR, full size)
+    area: TrayArea
+    shape: tuple[int, int]  # its height and width
+    scale: float  # from the full size to SIDE
+    band: np.ndarray  # 255 on the band, at SIDE
+    points: np.ndarray  # the band's ORB corners (n × 2, at SIDE) ...
+    descriptors: np.ndarray | None  # ... and their descriptors (None: no corner found)
+    blurred: np.ndarray  # the grey levels at half SIDE, blurred, float32
+
+    @classmethod
+    def of(cls, before: np.ndarray, area: TrayArea) -> Reference:
+        h, w = before.shape[:2]
+        scale = SIDE / max(h, w)
+        grey = _small_grey(before, scale)
+        band = _band(area, grey.shape[1], grey.shape[0])
+        seen, described = _orb().detectAndCompute(grey, band)
+        points = np.array([p.pt for p in seen], np.float32).reshape(-1, 2)
+        return cls(before, area, (h, w), scale, band, points, described, _blurred_half(grey))
+
+    def change(self, after: np.ndarray) -> ViewChange:
+        """The homography from the marked picture to ``after`` (a frame of its size) found
+        on the band round the area's outline: the corners matched, then the whole band's
+        grey levels (ECC) from there; not followed where too few corners agree or the two
+        disagree (GAP)."""
+        if after.shape[:2] != self.shape:
+            raise ValueError(f"a frame {after.shape[1]} x {after.shape[0]} is not the "
+                             f"marked picture's {self.shape[1]} x {self.shape[0]}")  # fmt: skip
+        small = _small_grey(after, self.scale)
+        seen_now, described_now = _orb().detectAndCompute(small, self.band)
+        described = self.descriptors
+        if described is None or described_now is None or min(len(self.points), len(seen_now)) < 4:
+            return ViewChange(None, 0, 0)
+        matches = cv2.BFMatcher(cv2.NORM_HAMMING, crossCheck=True).match(described, described_now)
+        if len(matches) < 4:
+            return ViewChange(None, 0, len(matches))
+        here = self.points[[m.queryIdx for m in matches]]
+        there = np.array([seen_now[m.trainIdx].pt for m in matches], np.float32)
+        homography, agreed = cv2.findHomography(here, there, cv2.RANSAC, REPROJECT)
+        agreeing = 0 if agreed is None else int(agreed.sum())
+        if homography is None or agreeing < max(AGREE, AGREE_SHARE * len(matches)):
+            return ViewChange(None, agreeing, len(matches))
+        corners = self.area.corners(small.shape[1], small.shape[0]).astype(np.float32)
+        to_small = np.diag([self.scale, self.scale, 1.0])
+        found = ViewChange(np.linalg.inv(to_small) @ homography @ to_small, agreeing, len(matches))
+        if _farthest(corners, homography, np.eye(3)) < STILL:  # unmoved, as near as corners tell
+            return found
+        half = np.diag([0.5, 0.5, 1.0])  # the grey levels compared at half SIDE: 4 times faster
+        blurred = (self.blurred, _blurred_half(small))
+        band = cv2.resize(self.band, blurred[1].shape[::-1], interpolation=cv2.INTER_NEAREST)
+        refined = _refined(blurred[0], blurred[1], band, half @ homography @ np.linalg.inv(half))
+        if refined is None:
+            return ViewChange(None, agreeing, len(matches))
+        refined = np.linalg.inv(half) @ refined @ half
+        if _farthest(corners, refined, homography) > GAP:
+            return ViewChange(None, agreeing, len(matches))
+        moved, unmoved = (_misfit(blurred[0], blurred[1], half @ h @ np.linalg.inv(half), band)
+                          for h in (refined, np.eye(3)))  # fmt: skip
+        if moved > BETTER * unmoved:
+            return ViewChange(None, agreeing, len(matches))  # no better than the view unmoved
+        return ViewChange(np.linalg.inv(to_small) @ refined @ to_small, agreeing, len(matches))
+
+
 def view_change(before: np.ndarray, after: np.ndarray, area: TrayArea) -> ViewChange:
     """The homography from ``before`` (BGR, the picture the area was marked on) to
-    ``after`` (a frame of the same size) found on the band round ``area``'s outline: the
-    corners matched, then the whole band's grey levels (ECC) from there; not followed
-    where too few corners agree or the two disagree (GAP)."""
-    h, w = after.shape[:2]
-    scale = SIDE / max(h, w)
-    small = [_small_grey(image, scale) for image in (before, after)]
-    band = _band(area, small[1].shape[1], small[1].shape[0])
-    orb = cv2.ORB.create(FEATURES, fastThreshold=10)
-    (seen, described), (seen_now, described_now) = (orb.detectAndCompute(g, band) for g in small)
-    if described is None or described_now is None or min(len(seen), len(seen_now)) < 4:
-        return ViewChange(None, 0, 0)
-    matches = cv2.BFMatcher(cv2.NORM_HAMMING, crossCheck=True).match(described, described_now)
-    if len(matches) < 4:
-        return ViewChange(None, 0, len(matches))
-    here = np.array([seen[m.queryIdx].pt for m in matches], np.float32)
-    there = np.array([seen_now[m.trainIdx].pt for m in matches], np.float32)
-    homography, agreed = cv2.findHomography(here, there, cv2.RANSAC, REPROJECT)
-    agreeing = 0 if agreed is None else int(agreed.sum())
-    if homography is None or agreeing < max(AGREE, AGREE_SHARE * len(matches)):
-        return ViewChange(None, agreeing, len(matches))
-    corners = area.corners(small[1].shape[1], small[1].shape[0]).astype(np.float32)
-    to_small = np.diag([scale, scale, 1.0])
-    if _farthest(corners, homography, np.eye(3)) < STILL:  # unmoved, as near as corners tell
-        return ViewChange(np.linalg.inv(to_small) @ homography @ to_small, agreeing, len(matches))
-    half = np.diag([0.5, 0.5, 1.0])  # the grey levels compared at half SIDE: 4 times faster
-    blurred = [cv2.GaussianBlur(cv2.resize(g, None, fx=0.5, fy=0.5, interpolation=cv2.INTER_AREA),
-                                (5, 5), 1.0).astype(np.float32) for g in small]  # fmt: skip
-    band = cv2.resize(band, blurred[1].shape[::-1], interpolation=cv2.INTER_NEAREST)
-    refined = _refined(blurred[0], blurred[1], band, half @ homography @ np.linalg.inv(half))
-    if refined is None:
-        return ViewChange(None, agreeing, len(matches))
-    refined = np.linalg.inv(half) @ refined @ half
-    if _farthest(corners, refined, homography) > GAP:
-        return ViewChange(None, agreeing, len(matches))
-    moved, unmoved = (_misfit(blurred[0], blurred[1], half @ h @ np.linalg.inv(half), band)
-                      for h in (refined, np.eye(3)))  # fmt: skip
-    if moved > BETTER * unmoved:
-        return ViewChange(None, agreeing, len(matches))  # no better than the view unmoved
-    return ViewChange(np.linalg.inv(to_small) @ refined @ to_small, agreeing, len(matches))
+    ``after`` (a frame of the same size): :meth:`Reference.change`."""
+    return Reference.of(before, area).change(after)
+
+
+def _orb() -> Any:
+    return cv2.ORB.create(FEATURES, fastThreshold=10)
+
+
+def _blurred_half(grey: np.ndarray) -> np.ndarray:
+    half = cv2.resize(grey, None, fx=0.5, fy=0.5, interpolation=cv2.INTER_AREA)
+    return np.asarray(cv2.GaussianBlur(half, (5, 5), 1.0).astype(np.float32))
 
 
 def _small_grey(image: np.ndarray, scale: float) -> np.ndarray:

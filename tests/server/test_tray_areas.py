@@ -219,3 +219,8 @@ def test_the_area_follows_a_camera_turned_over_the_burks_tower(tmp_path: Path) -
     assert np.abs(placed.area.corners(w, h).reshape(-1, 2) - truth).max() < 7
     lost = areas.in_picture(read_image(images / "D10_A_1.jpg"))
     assert lost.lost and lost.area == areas.current()
+    # marked again on the turned view: that is now the view unmoved (the marked picture,
+    # kept made ready to match between throws, is the new one)
+    areas.mark(tray, turned)
+    assert areas.in_picture(turned) == (areas.current(), 0.0, False)
+    assert areas.in_picture(read_image(images / "D20_A_9.jpg")).moved > 50

@@ -13,7 +13,7 @@ from vision.pixels import read_image
 from vision.reader import DiceReader
 from vision.render import ThrowSpec, render_throw
 from vision.tray_area import TrayArea
-from vision.view_change import aligned_tray, view_change
+from vision.view_change import Reference, aligned_tray, view_change
 
 # the burks tower's black floor, marked by eye on one of its photos (as in test_teach.py)
 BURKS_TRAY = TrayArea.parse([[0.177, 0.093], [0.795, 0.093], [0.795, 0.916], [0.177, 0.916]])
@@ -93,6 +93,25 @@ def test_a_plain_rendered_felt_unmoved_is_never_followed_somewhere_else() -> Non
                  for _ in range(2)]  # fmt: skip
         change = view_change(fresh[0], fresh[1], area)
         assert change.homography is None or change.moved(area, w, h) < 5.0, seed
+
+
+def test_a_reference_made_once_matches_every_frame_as_the_pictures_themselves_do() -> None:
+    """The marked picture made ready once (as the tray's area store keeps it between throws)
+    finds what matching the two pictures afresh finds, and refuses a frame of another size."""
+    area = TrayArea.parse([[0.15, 0.15], [0.85, 0.15], [0.85, 0.85], [0.15, 0.85]])
+    picture = render_throw(ThrowSpec(dice=("d6",) * 3), np.random.default_rng(1)).image
+    h, w = picture.shape[:2]
+    reference = Reference.of(picture, area)
+    for degrees in (0.0, 2.0, 4.0):
+        now = cv2.warpPerspective(picture, _turned(w, h, degrees), (w, h),
+                                  borderMode=cv2.BORDER_REFLECT)  # fmt: skip
+        kept, afresh = reference.change(now), view_change(picture, now, area)
+        assert (kept.agreeing, kept.matched) == (afresh.agreeing, afresh.matched)
+        # this render's felt has texture enough to be followed at every turn
+        assert kept.homography is not None and afresh.homography is not None
+        assert np.allclose(kept.homography, afresh.homography)
+    with pytest.raises(ValueError, match="is not the marked picture's"):
+        reference.change(cv2.resize(picture, (w // 2, h // 2)))
 
 
 def test_the_empty_tray_picture_is_carried_onto_a_turned_camera_s_frames() -> None:
