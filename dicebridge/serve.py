@@ -7,10 +7,12 @@ from __future__ import annotations
 
 import argparse
 import dataclasses
+import errno
 import functools
 import json
 import os
 import signal
+import socket
 import threading
 import time
 from pathlib import Path
@@ -85,6 +87,52 @@ def _only_service(data_dir: Path) -> Any:
     return held
 
 
+def _listening(host: str, port: int) -> list[socket.socket]:
+    """The service's sockets, bound to ``host``:``port`` and listening, made before anything
+    is printed or started and handed to uvicorn; SystemExit, saying why, where they cannot
+    be.  uvicorn had bound the port itself, last: a port in use was said after the first
+    start's admin PIN and the "open http://…" line, the sources already started.  Made as
+    asyncio's create_server (uvicorn's own way) makes them: one per address the host names
+    (localhost: 127.0.0.1 and ::1 where both are), SO_REUSEADDR, an IPv6 one IPv6 only."""
+    try:
+        infos = socket.getaddrinfo(
+            host, port, socket.AF_UNSPEC, socket.SOCK_STREAM, 0, socket.AI_PASSIVE
+        )
+    except socket.gaierror as err:
+        raise SystemExit(f"dicebridge serve: cannot listen on {host}: {err.strerror} "
+                         "(give --host an address of this machine)") from None  # fmt: skip
+    made: list[socket.socket] = []
+    try:
+        for family, kind, proto, _, address in dict.fromkeys(infos):
+            try:
+                sock = socket.socket(family, kind, proto)
+            except OSError:  # an address family this machine lacks (asyncio skips it too)
+                continue
+            made.append(sock)
+            sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+            if family == socket.AF_INET6 and hasattr(socket, "IPPROTO_IPV6"):
+                sock.setsockopt(socket.IPPROTO_IPV6, socket.IPV6_V6ONLY, 1)
+            sock.bind(address)
+            sock.listen()  # now: two services bound (SO_REUSEADDR) would both get this far
+    except OSError as err:
+        for sock in made:
+            sock.close()
+        if err.errno == errno.EADDRINUSE:
+            why = (f"port {port} on {host} is in use (another dicebridge, or another "
+                   "program): stop it, or give another --port")  # fmt: skip
+        elif err.errno == errno.EACCES:
+            why = (f"port {port} on {host} is not allowed to this user (ports below 1024 "
+                   "need root): give --port 1024 or above")  # fmt: skip
+        elif err.errno == errno.EADDRNOTAVAIL:
+            why = f"{host} is no address of this machine: give --host one of its own"
+        else:
+            why = f"cannot listen on port {port} on {host}: {err.strerror or err}"
+        raise SystemExit(f"dicebridge serve: {why}") from None
+    if not made:
+        raise SystemExit(f"dicebridge serve: cannot listen on {host}: no address to listen on")
+    return made
+
+
 def run(args: argparse.Namespace) -> int:
     import uvicorn
 
@@ -107,14 +155,28 @@ def run(args: argparse.Namespace) -> int:
         raise SystemExit(f"dicebridge serve: {err}") from None
     held = _only_service(config.data_dir)
     try:
-        ledger = Ledger(config.data_dir)
-    except LedgerError as err:
+        listening = _listening(config.host, config.port)
+    except SystemExit:
         held.close()
+        raise
+
+    def let_go() -> None:
+        for sock in listening:
+            sock.close()
+        held.close()
+
+    # the demo's throws are its own: they went into the owner's ledger, unmarked, and fed
+    # the fairness audits of the owner's dice
+    demo_dir = config.data_dir / "demo"
+    try:
+        ledger = Ledger(demo_dir if args.demo else config.data_dir)
+    except LedgerError as err:
+        let_go()
         raise SystemExit(f"dicebridge serve: {err}") from None
     table = Table(ledger)
     from server.admin import AdminPin
 
-    admin = AdminPin(config.data_dir)
+    admin = AdminPin(config.data_dir)  # the owner's, the demo's too: the appliance's PIN
     first_pin = admin.ensure()
     if first_pin is not None:
         print(
@@ -127,7 +189,7 @@ def run(args: argparse.Namespace) -> int:
     from server.empty_tray import EmptyTrayError, EmptyTrayStore
 
     # the demo's die sets (and any taught while trying it) live apart from an owner's
-    diesets = DieSetStore(config.data_dir / "demo" if args.demo else config.data_dir)
+    diesets = DieSetStore(demo_dir if args.demo else config.data_dir)
     if args.demo:
         from server.demo import teach_demo_sets
 
@@ -137,20 +199,20 @@ def run(args: argparse.Namespace) -> int:
     # the demo's camera sees its own rendered tray: an owner's empty-tray picture and tray
     # area were used on it (a throw a minute was read), and taking or marking them in the
     # demo wrote over the owner's
-    own = config.data_dir / "demo" if args.demo else config.data_dir
+    own = demo_dir if args.demo else config.data_dir
     collector = FaceCollector(own, diesets)
     try:
         trays = EmptyTrayStore(own, None if args.demo else config.empty_tray)
     except EmptyTrayError as err:
         ledger.close()
-        held.close()
+        let_go()
         raise SystemExit(f"dicebridge serve: {err}") from None
     from server.sources import tower_fleet
     from server.tray_areas import TrayAreaStore
 
     areas = TrayAreaStore(own, None if args.demo else config.tray_area)
 
-    stoppers: list[Any] = [held.close]
+    stoppers: list[Any] = [let_go]
     try:
         towers, camera = _sources(
             args.demo, config, table, stoppers, diesets, trays, collector, areas
@@ -187,12 +249,13 @@ def run(args: argparse.Namespace) -> int:
         stoppers.append(hardware.stop)
     url = f"http://{config.host}:{config.port}"
     mode = " (demo: a synthetic camera and a simulated tower)" if args.demo else ""
+    whose = "the demo's own ledger, apart from yours," if args.demo else "ledger"
     print(f"dicebridge{mode}: open {url}/ (the table; {url}/kiosk for a big screen, "
-          f"{url}/api/docs for the API; ledger in {ledger.path})", flush=True)  # fmt: skip
+          f"{url}/api/docs for the API; {whose} in {ledger.path})", flush=True)  # fmt: skip
     server = uvicorn.Server(
         uvicorn.Config(
             app,
-            host=config.host,
+            host=config.host,  # the sockets are _listening()'s: these name them only
             port=config.port,
             log_level="warning",
             timeout_graceful_shutdown=3,  # open WebSockets must not hold a stop
@@ -208,7 +271,7 @@ def run(args: argparse.Namespace) -> int:
     # left as it was); this one lets run() return, and the stops run as after Ctrl-C
     signal.signal(signal.SIGTERM, _stopped)
     try:
-        server.run()
+        server.run(sockets=listening)
     finally:
         for stop in reversed(stoppers):
             stop()

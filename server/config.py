@@ -2,7 +2,8 @@
 
 The defaults need nothing: no GPIO, no camera, no display, data in ./data, the
 API on 127.0.0.1 only.  The file and the environment only ever narrow that
-down; an unknown key or a value of the wrong type is an error that names it.
+down; an unknown key, an unknown DICEBRIDGE_* variable or a value of the wrong type is an
+error that names it.
 The configuration is a value passed to whoever needs it — never a global.
 """
 
@@ -10,6 +11,7 @@ from __future__ import annotations
 
 import contextlib
 import dataclasses
+import difflib
 import re
 import tomllib
 from collections.abc import Mapping
@@ -80,6 +82,32 @@ SCALARS: dict[str, type] = {
 
 
 KIND_WORDS = MappingProxyType({int: "a whole number", float: "a number", str: "text"})
+FILE_ONLY = ("gpio", "towers")  # tables: set in the settings file only, never from the environment
+# DICEBRIDGE_* variables that are no setting of the service but read elsewhere: a variable
+# with the prefix that is neither a setting nor one of these is refused (a misspelled one
+# had been ignored, unsaid, and the default used)
+READ_ELSEWHERE = MappingProxyType(
+    {"DICEBRIDGE_PHOTOS": "vision/datasets.py: the photo crops' folder for training"}
+)
+GPIO_PINS = range(28)  # BCM GPIO0 to GPIO27, the 40-pin header's
+# the BCM pins each display takes, as hardware/display.open_display opens it: the SSD1306
+# on I2C bus 1, the ST7789 on SPI0 (both chip selects are the SPI driver's) with DC and RST
+DISPLAY_PINS: Mapping[str, Mapping[int, str]] = MappingProxyType(
+    {
+        "ssd1306": MappingProxyType({2: "I2C SDA", 3: "I2C SCL"}),
+        "st7789": MappingProxyType(
+            {
+                7: "SPI0 CE1",
+                8: "SPI0 CE0",
+                9: "SPI0 MISO",
+                10: "SPI0 MOSI",
+                11: "SPI0 SCLK",
+                24: "DC",
+                25: "RST",
+            }
+        ),
+    }
+)
 
 
 def _typed(key: str, value: Any, kind: type) -> Any:
@@ -107,6 +135,7 @@ def load_config(path: Path | None = None, env: Mapping[str, str] | None = None) 
         except tomllib.TOMLDecodeError as err:
             raise ConfigError(f"{path} is not valid TOML: {err}") from None
         values.update(_from_file(data))
+    _check_env_names(env or {})
     for key, kind in SCALARS.items():
         raw = (env or {}).get(ENV_PREFIX + key.upper())
         if raw is None or not raw.strip():  # set to nothing: not set (as default_data_dir)
@@ -154,7 +183,37 @@ def load_config(path: Path | None = None, env: Mapping[str, str] | None = None) 
         )
     if config.display not in (None, "ssd1306", "st7789"):
         raise ConfigError(f"display must be ssd1306 or st7789, not {config.display!r}")
+    if config.gpio is not None:
+        _check_pins(config.gpio, config.display)
     return config
+
+
+def env_names() -> tuple[str, ...]:
+    """Every DICEBRIDGE_* variable the service reads as a setting."""
+    return tuple(ENV_PREFIX + key.upper() for key in (*SCALARS, "camera_size", "tray_area"))
+
+
+def _check_env_names(env: Mapping[str, str]) -> None:
+    """ConfigError for a DICEBRIDGE_* variable that is no setting (set to nothing: not set),
+    naming it, the setting it may have meant, and the known ones."""
+    known = env_names()
+    for name in sorted(env):
+        if not name.startswith(ENV_PREFIX) or name in known or name in READ_ELSEWHERE:
+            continue
+        if not env[name].strip():
+            continue
+        key = name.removeprefix(ENV_PREFIX).lower()
+        if key in FILE_ONLY:
+            raise ConfigError(f"{name}: [{key}] is set in the settings file (--config), not "
+                              "from the environment")  # fmt: skip
+        # matched on the part after the prefix, which every candidate shares
+        keys = [k.removeprefix(ENV_PREFIX) for k in (*known, *READ_ELSEWHERE)]
+        near = difflib.get_close_matches(key.upper(), keys, n=1)
+        meant = ENV_PREFIX + near[0] if near else ""
+        use = f", {READ_ELSEWHERE[meant].partition(': ')[2]}" if meant in READ_ELSEWHERE else ""
+        hint = f" (did you mean {meant}{use}?)" if meant else ""
+        raise ConfigError(f"unknown environment variable {name}{hint}; the settings from the "
+                          f"environment are {', '.join(sorted(known))}")  # fmt: skip
 
 
 def check_port(port: int) -> None:
@@ -214,7 +273,29 @@ def _gpio(table: Any) -> KioskPins:
         if key not in names:
             raise ConfigError(f"unknown gpio pin {key!r}; pins are {', '.join(sorted(names))}")
         _typed(f"gpio.{key}", value, int)
+        if value not in GPIO_PINS:  # gpiozero had said only "not a valid pin", on the Pi
+            raise ConfigError(f"gpio.{key} must be a BCM GPIO number, 0 to 27, not {value}")
     return KioskPins(**table)
+
+
+def _check_pins(pins: KioskPins, display: str | None) -> None:
+    """ConfigError for a kiosk pin the display's bus takes, or two kiosk devices on one pin
+    (a pin left out of [gpio] is its default, and counts too), naming both uses."""
+    used: dict[int, str] = {}
+    bus = DISPLAY_PINS.get(display or "", {})
+    for f in dataclasses.fields(KioskPins):
+        pin = getattr(pins, f.name)
+        if pin is None:
+            continue
+        named = f"gpio.{f.name}" + (" (by default)" if pin == f.default else "")
+        if pin in bus:
+            raise ConfigError(f"{named} is GPIO{pin}, the {display} display's {bus[pin]}: "
+                              f"give the {f.name} another pin (the {display} takes GPIO "
+                              f"{', '.join(map(str, bus))})")  # fmt: skip
+        if pin in used:
+            raise ConfigError(f"{used[pin]} and {named} are both GPIO{pin}: each needs a pin "
+                              "of its own")  # fmt: skip
+        used[pin] = named
 
 
 def _tower(index: int, table: Any) -> TowerConfig:

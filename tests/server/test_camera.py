@@ -523,7 +523,7 @@ def test_serve_demo_runs_the_whole_chain(tmp_path: Path) -> None:
         proc.wait(timeout=20)
         if proc.stdout is not None:
             proc.stdout.close()
-    with Ledger(tmp_path) as ledger:
+    with Ledger(tmp_path / "demo") as ledger:  # the demo's own ledger, apart from the owner's
         assert ledger.verify().ok
         assert any(e.body.get("status") == "resolved" for e in ledger.entries(kind="resolution"))
 
