@@ -20,11 +20,11 @@ from typing import Any
 
 import numpy as np
 
-from audit.logs import LogError
+from audit.logs import LogError, die_faces
 from audit.recognizer import AuditReading, RecognizerReport, audit_log
-from audit.sequential import duplicated_stretches
+from audit.sequential import copy_window, duplicated_stretches
 from audit.verdict import Audit, audit
-from mechanics.reading import faces_of
+from mechanics.reading import faces_of, normalise_face
 from server.ledger import Ledger
 from server.registry import DiceRegistry, DieIdentity
 
@@ -32,16 +32,13 @@ MAX_IMPORT = 10_000_000
 
 
 def audit_face(die_type: str, value: int) -> int:
-    """The 1..K face number an audit counts for a die's value."""
-    if die_type == "d10":
-        return 10 if value in (0, 10) else value
-    if die_type == "dF":
-        return value + 2
-    return value
+    """The 1..K face number an audit counts for a die's value (``audit.logs.die_faces``,
+    which ``dicebridge audit FILE --type`` reads logs with too)."""
+    return die_faces(die_type).values.get(value, value)
 
 
 def sides_of(die_type: str) -> int:
-    return len(faces_of(die_type))
+    return die_faces(die_type).sides
 
 
 def import_log(
@@ -49,13 +46,16 @@ def import_log(
 ) -> dict[str, Any]:
     """Append a throw log of one registered die to the ledger, as one ``import`` row.
 
-    ``values`` are the die's own values (a d10's 0–9, a dF's −1/0/+1); one bad
+    ``values`` are the die's own values (a d10's 0–9, a 10 being kept as its 0, as
+    readings and confirmations keep it; a dF's −1/0/+1); one bad
     value refuses the whole log, naming it, and nothing is written.  The answer's
-    ``repeats`` lists the stretches of 30 or more imported throws that repeat
-    throws already recorded for the die, or earlier throws of this log, as
-    (throw of the die, repeated from throw, length), counted from 1 over every
-    reading of the die: a log imported twice shows up here, and the audit's
-    verdict will say it holds copies.
+    ``repeats`` lists the stretches of imported throws that repeat throws already
+    recorded for the die, or earlier throws of this log, as (throw of the die,
+    repeated from throw, length), counted from 1 over every reading of the die: a
+    log imported twice shows up here, and the audit's verdict will say it holds
+    copies.  A stretch counts when at least the copy window of its throws are new
+    (``sequential.copy_window`` of all the die's throws: 30 for a d6, more for a
+    die of few faces or a long log, so chance repeats are not reported).
     """
     die = registry.get(die_id)
     faces = set(faces_of(die.type))
@@ -63,16 +63,17 @@ def import_log(
         raise LogError("the log holds no throws")
     if len(values) > MAX_IMPORT:
         raise LogError(f"a log of at most {MAX_IMPORT:,} throws, not {len(values):,}")
+    values = [normalise_face(die.type, v) for v in values]  # a d10's 10 is its 0
     for i, value in enumerate(values, start=1):
         if value not in faces:
             raise LogError(f"throw {i}: {value} is not a face of a {die.type}")
     recorded = [r.final_face for r in readings_of(ledger, die)]
+    every = recorded + [audit_face(die.type, v) for v in values]
+    window = copy_window(every)
     repeats = [
         (again + 1, first + 1, length)
-        for first, again, length in duplicated_stretches(
-            recorded + [audit_face(die.type, v) for v in values]
-        )
-        if again + length - max(again, len(recorded)) >= 30  # 30 or more of them new
+        for first, again, length in duplicated_stretches(every, window)
+        if again + length - max(again, len(recorded)) >= window  # a window of them new
     ]
     digest = hashlib.sha256(",".join(map(str, values)).encode()).hexdigest()
     body = {"die": die.id, "file": name, "faces": list(values), "sha256": digest}
@@ -150,10 +151,15 @@ def audit_die(
     min_confidence: float = 0.5,
     rng: np.random.Generator | None = None,
 ) -> DieAudit:
-    """The audit of a registered die; LogError when it has no usable readings yet."""
+    """The audit of a registered die; LogError when it has no usable readings yet.
+
+    Its verdict follows the anytime-valid e-value (``Audit.live``): the audit is
+    run again every time its page is opened, so the fixed-sample test's α would not
+    hold, and the χ² is reported as information."""
     die = registry.get(die_id)
     readings = readings_of(ledger, die)
     log, recognizer = audit_log(readings, sides_of(die.type), min_confidence)
     if log.n == 0:
         raise LogError(f"{die.name!r} has no readings yet: throw it, or import a log")
-    return DieAudit(die, audit(log, bias=bias, rng=rng), recognizer)
+    # a live audit: computed afresh whenever anyone looks, so the e-value decides
+    return DieAudit(die, audit(log, bias=bias, rng=rng, live=True), recognizer)

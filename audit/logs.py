@@ -1,5 +1,15 @@
 """Reading throw logs: one face per line, or a CSV of ``face,count``.
 
+The first line may name the columns (``face,count``; ``die,face,count``; or
+``face`` alone for one throw a line): a ``face`` column, a ``count`` column
+(or, failing one, the only column with "count" in its name, such as
+``approx_count_derived``; without one each row is one throw, in order), and a
+``die`` column when the file holds more than one die (the rows of one die are
+read, chosen by name).  Values are read as the die writes them: ``Faces``
+maps them to the faces 1..K the audit counts (a d10's 0 and 10 are its tenth
+face, a Fudge die's −1, 0, +1 are faces 1, 2, 3), as ``dicebridge dice
+import`` and the ledger's readings do.
+
 Bad lines are reported with the file and their line number; nothing is
 guessed.  A log is UTF-8 text (a byte-order mark at its start is allowed);
 ``#`` starts a comment, at the start of a line or after a value; numbers are
@@ -21,11 +31,14 @@ import csv
 import io
 import itertools
 import re
-from collections.abc import Iterable, Iterator, Sequence
-from dataclasses import dataclass
+from collections.abc import Iterable, Iterator, Mapping, Sequence
+from dataclasses import dataclass, field
+from functools import lru_cache
 from pathlib import Path
 
 import numpy as np
+
+from mechanics.reading import DIE_TYPES, faces_of
 
 MIN_SIDES, MAX_SIDES = 2, 100
 MAX_THROWS = 1_000_000_000  # in one audit, counts of a CSV included
@@ -62,6 +75,65 @@ def check_sides(sides: int) -> None:
             f"the audit takes dice of {MIN_SIDES} to {MAX_SIDES} sides (d{MIN_SIDES} to "
             f"d{MAX_SIDES}), not {_show(str(sides))}"
         )
+
+
+@dataclass(frozen=True)
+class Faces:
+    """A die's faces as its log writes them, and the face 1..K the audit counts for each."""
+
+    name: str  # "d6", "d10", "dF"
+    sides: int
+    values: Mapping[int, int] = field(hash=False, compare=False)
+    shown: str  # the values a log may hold, for messages: "1–6", "−1, 0, +1"
+    hint: str = ""  # said after a value that is not a face: another reading of the log
+
+    def face(self, value: int) -> int | None:
+        """The audit's face for a value of the log, or None when it is not one."""
+        return self.values.get(value)
+
+    def refuse(self, value: object) -> str:
+        """Why ``value`` is not read: "face 0 is not a face of a d10 (1–10) …"."""
+        return f"face {_show(str(value))} is not a face of a {self.name} ({self.shown}){self.hint}"
+
+
+def plain_faces(sides: int) -> Faces:
+    """Faces 1..K: what ``--sides K`` reads."""
+    check_sides(sides)
+    hint = ""
+    if sides == 10:
+        hint = "; a d10 written 0–9 is --type d10"
+    elif sides == 3:
+        hint = "; a Fudge die written −1, 0, +1 is --type dF"
+    return Faces(f"d{sides}", sides, {v: v for v in range(1, sides + 1)}, f"1–{sides}", hint)
+
+
+@lru_cache(maxsize=128)
+def die_faces(die_type: str) -> Faces:
+    """The faces of a die type as the project writes them: the registry's types
+    (``mechanics.reading.faces_of``: a d10 is 0–9, where a 10 written on the die
+    is its 0, a dF is −1, 0, +1) and any other dK from d2 to d100 (1–K).  Audited as
+    1..K: a d10's 0 (or 10) is face 10, a dF's −1, 0, +1 are faces 1, 2, 3."""
+    text = die_type.strip()
+    name = "dF" if text.lower() == "df" else text.lower()
+    if name == "d10":
+        values = {v: 10 if v == 0 else v for v in faces_of("d10")}
+        values[10] = 10
+        return Faces("d10", 10, values, "0–9 or 1–10; 0 and 10 are one face")
+    if name == "dF":
+        ordered = sorted(faces_of("dF"))
+        values = {v: i for i, v in enumerate(ordered, start=1)}
+        return Faces("dF", 3, values, "−1, 0, +1")
+    if name in DIE_TYPES:
+        faces = faces_of(name)
+        return Faces(name, len(faces), {v: v for v in faces}, f"1–{len(faces)}")
+    match = re.fullmatch(r"d([0-9]{1,3})", name)
+    if match is None or not MIN_SIDES <= int(match.group(1)) <= MAX_SIDES:
+        raise LogError(
+            f"a die type is dK for K from {MIN_SIDES} to {MAX_SIDES} (d4, d6, d10, d20, …) "
+            f"or dF, not {_show(die_type)!r}"
+        )
+    sides = int(match.group(1))
+    return Faces(name, sides, {v: v for v in range(1, sides + 1)}, f"1–{sides}")
 
 
 def from_faces(faces: Sequence[int], sides: int) -> ThrowLog:
@@ -158,53 +230,149 @@ def read_values(path: Path, limit: int = MAX_ORDERED) -> list[int]:
     return values
 
 
-def read_log(path: Path, sides: int) -> ThrowLog:
-    """Read FILE as the `dicebridge audit` contract describes."""
-    check_sides(sides)
+def read_log(
+    path: Path, faces: int | Faces, die: str | None = None, *, choose: str = "--die"
+) -> ThrowLog:
+    """Read FILE as the `dicebridge audit` contract describes.
+
+    ``faces``: the die's sides (faces 1..K) or its ``Faces`` (``die_faces("d10")``);
+    ``die``: the die whose rows to read from a file with a ``die`` column (needed
+    when it names more than one; ``choose`` is the option a message tells of).
+    """
+    if not isinstance(faces, Faces):
+        faces = plain_faces(faces)
     lines = content_lines(path)
     first = next(lines, None)
     if first is None:
         raise LogError(f"{path} holds no throws")
-    if "," in first[1]:
-        return _read_counts(path, itertools.chain([first], lines), sides)
-    faces: list[int] = []
-    for i, line in itertools.chain([first], lines):
-        if len(faces) == MAX_ORDERED:
+    cells = [c.strip() for c in next(csv.reader([first[1]]))]
+    numbers = all(parse_integer(c) is not None for c in cells)
+    if numbers or (len(cells) == 1 and cells[0].lower() != "face"):  # no header
+        if die is not None:
+            raise LogError(
+                f"{path} names no die column (its first line is not a header such as "
+                f"die,face,count), so there is no die {_show(die)!r} to pick"
+            )
+        rows = itertools.chain([first], lines)
+        if len(cells) >= 2:
+            return _read_rows(path, rows, faces, Columns(face=0, count=1))
+        return _read_faces(path, rows, faces)
+    columns = _columns(path, first[0], cells)
+    if die is not None and columns.die is None:
+        raise LogError(f"{path} has no die column (columns: {', '.join(cells)}), so there is no "
+                       f"die {_show(die)!r} to pick")  # fmt: skip
+    if columns.count is None and columns.die is None and len(cells) == 1:
+        return _read_faces(path, lines, faces)
+    return _read_rows(path, lines, faces, columns, die, choose)
+
+
+@dataclass(frozen=True)
+class Columns:
+    """Where a CSV row holds its face, its count (None: a row is one throw) and its die."""
+
+    face: int
+    count: int | None = None
+    die: int | None = None
+    names: tuple[str, ...] = ("face", "count")
+
+
+def _columns(path: Path, line: int, cells: list[str]) -> Columns:
+    """The columns a header line names; LogError naming the line when it has no face."""
+    names = [c.lower() for c in cells]
+    if "face" not in names:
+        raise LogError(
+            f"{path} line {line}: {_show(','.join(cells), 40)!r} is neither face,count numbers "
+            "nor a header naming a face column"
+        )
+    count: int | None = None
+    if "count" in names:
+        count = names.index("count")
+    else:
+        counting = [i for i, n in enumerate(names) if "count" in n]
+        if len(counting) > 1:
+            raise LogError(
+                f"{path} line {line}: which column holds the counts, "
+                f"{' or '.join(cells[i] for i in counting)}? Name one 'count'"
+            )
+        count = counting[0] if counting else None
+    die = names.index("die") if "die" in names else None
+    return Columns(names.index("face"), count, die, tuple(cells))
+
+
+def _read_faces(path: Path, lines: Iterable[tuple[int, str]], faces: Faces) -> ThrowLog:
+    """One face per line, in throw order."""
+    read: list[int] = []
+    for i, line in lines:
+        if len(read) == MAX_ORDERED:
             raise LogError(
                 f"{path}: a log of one face per line holds at most {MAX_ORDERED:,} throws; "
                 "give more as face,count lines"
             )
-        face = parse_integer(line)
-        if face is None:
+        value = parse_integer(line)
+        if value is None:
             raise LogError(f"{path} line {i}: {_show(line)!r} is not a face number")
-        if not 1 <= face <= sides:
-            raise LogError(
-                f"{path} line {i}: face {_show(line)} is not a face of a d{sides} (1–{sides})"
-            )
-        faces.append(face)
-    return from_faces(faces, sides)
+        face = faces.face(value)
+        if face is None:
+            raise LogError(f"{path} line {i}: {faces.refuse(line)}")
+        read.append(face)
+    return from_faces(read, faces.sides)
 
 
-def _read_counts(path: Path, lines: Iterable[tuple[int, str]], sides: int) -> ThrowLog:
-    counts = [0] * sides
+def _read_rows(
+    path: Path,
+    lines: Iterable[tuple[int, str]],
+    faces: Faces,
+    columns: Columns,
+    die: str | None = None,
+    choose: str = "--die",
+) -> ThrowLog:
+    """CSV rows: face,count (or one throw a row, in order, without a count column),
+    those of one die where a die column names it."""
+    counts = [0] * faces.sides
+    ordered: list[int] | None = [] if columns.count is None else None
     total = 0
-    for number, (i, line) in enumerate(lines):
-        row = next(csv.reader([line]))
-        if number == 0 and [h.strip().lower() for h in row[:2]] == ["face", "count"]:
-            continue  # the optional header
+    dice: dict[str, str] = {}  # every die the file names, by its name folded
+    wanted = None if die is None else die.strip().casefold()
+    width = 1 + max(c for c in (columns.face, columns.count, columns.die) if c is not None)
+    expected = ",".join(columns.names)
+    for i, line in lines:
+        row = [c.strip() for c in next(csv.reader([line]))]
         where = f"{path} line {i}"
-        if len(row) < 2:
-            raise LogError(f"{where}: expected face,count")
-        face, count = parse_integer(row[0].strip()), parse_integer(row[1].strip())
-        if face is None or count is None:
-            raise LogError(f"{where}: {_show(','.join(row), 40)!r} is not face,count numbers")
-        if not 1 <= face <= sides:
-            raise LogError(f"{where}: face {_show(str(face))} is not a face of a d{sides} "
-                           f"(1–{sides})")  # fmt: skip
+        if len(row) < width:
+            raise LogError(f"{where}: expected {expected}")
+        if columns.die is not None:
+            dice.setdefault(row[columns.die].casefold(), row[columns.die])
+            if wanted is not None and row[columns.die].casefold() != wanted:
+                continue
+        value = parse_integer(row[columns.face])
+        count = 1 if columns.count is None else parse_integer(row[columns.count])
+        if value is None or count is None:
+            what = "a face number" if columns.count is None else "face,count numbers"
+            raise LogError(f"{where}: {_show(','.join(row), 40)!r} is not {what}")
+        face = faces.face(value)
+        if face is None:
+            raise LogError(f"{where}: {faces.refuse(value)}")
         if count < 0:
             raise LogError(f"{where}: a count cannot be negative ({_show(str(count))})")
         total += count
         if total > MAX_THROWS:
-            raise LogError(f"{where}: " + _too_many(f"a count of {_show(row[1].strip())}"))
+            shown = row[columns.count] if columns.count is not None else "1"
+            raise LogError(f"{where}: " + _too_many(f"a count of {_show(shown)}"))
+        if ordered is not None:
+            if len(ordered) == MAX_ORDERED:
+                raise LogError(f"{path}: a log of one throw a row holds at most "
+                               f"{MAX_ORDERED:,} throws; give more as face,count rows")  # fmt: skip
+            ordered.append(face)
         counts[face - 1] += count
-    return ThrowLog(sides, tuple(counts))
+    if columns.die is not None:
+        names = ", ".join(sorted(dice.values()))
+        if wanted is None and len(dice) > 1:
+            raise LogError(f"{path} holds the throws of {len(dice)} dice ({_show(names, 60)}): "
+                           f"pick one with {choose}")  # fmt: skip
+        if wanted is not None and wanted not in dice:
+            raise LogError(
+                f"{path} has no rows of die {_show(die or '')!r} (its dice: {_show(names, 60)})"
+            )
+    if ordered is not None:
+        return from_faces(ordered, faces.sides)
+    return ThrowLog(faces.sides, tuple(counts))

@@ -105,18 +105,26 @@ def _y_axis(
 
 def render(result: Audit, title: str, recognizer: RecognizerReport | None = None) -> str:
     data = result.to_json()
+    rule = (
+        "the verdict follows the e-value: a live audit, looked at again and again"
+        if result.live
+        else "the verdict follows the fixed-sample test: a finished log, judged once"
+    )
     rows = [
         ("throws", f"{data['n']:,} on a d{data['sides']}"),
+        ("verdict from", rule),
         ("Pearson χ²", f"{data['chi2']:.2f} (p = {data['chi2_p_value']:.3g})"),
         ("G-test", f"{data['g']:.2f} (p = {data['g_p_value']:.3g})"),
         ("e-value", f"10^{data['log10_e_value']:.2f} (20 or more: biased, at any time)"),
         (
             f"throws for 80% power ({100 * result.bias:.0f}% bias)",
-            f"{data['throws_needed']:,}; sequential test about {data['sequential_throws']:,}",
+            f"{data['fixed_sample_throws']:,} with the χ² test; "
+            f"{data['sequential_power_throws']:,} with the e-value "
+            f"(about {data['sequential_throws']:,} on average)",
         ),
     ]
     if data["monte_carlo"]:
-        rows.insert(2, ("Monte Carlo exact p", f"{data['p_value']:.3g}"))
+        rows.insert(3, ("Monte Carlo exact p", f"{data['p_value']:.3g}"))
     if data["serial"]["p_value"] is not None:
         flag = "suspicious" if data["serial"]["flag"] else "no sign"
         rows.append(("order effects", f"{flag} (p = {data['serial']['p_value']:.3g})"))

@@ -106,12 +106,45 @@ def serial_dependence(sequence: Sequence[int] | None, sides: int, alpha: float =
     return Serial(p_table, repeats / trials, p_repeat, flag)
 
 
-def duplicated_stretches(sequence: Sequence[int], length: int = 30) -> list[tuple[int, int, int]]:
-    """(first start, repeat start, length) of every stretch of ``length`` or more throws
-    that appears twice.
+# A copy must be long enough that chance alone would almost never give one: the
+# expected number of pairs of places whose next L throws agree by chance is about
+# n² (Σ p_i²)^L, held under CHANCE_COPIES; never shorter than MIN_COPY throws.
+CHANCE_COPIES = 1e-6
+MIN_COPY = 30
 
-    A run of 30 d6 throws recurring by chance has odds about 6^−30 per pair of
-    places: a hit means the log was copied or pasted, not thrown.
+
+def copy_window(sequence: Sequence[int]) -> int:
+    """The shortest stretch ``duplicated_stretches`` calls a copy in this log.
+
+    With n throws whose faces come up with shares p_i, two given places agree for
+    L throws by chance with probability about (Σ p_i²)^L, and there are fewer than
+    n² pairs of places, so L = ⌈ln(n² / 10⁻⁶) / ln(1 / Σ p_i²)⌉ keeps the expected
+    number of chance copies under one in a million; at least 30 (a d6 stays at 30
+    up to about 470 million throws, a coin of 200,000 flips needs 56, a log of
+    one face has no window that tells, and gets one longer than itself).
+    """
+    n = len(sequence)
+    if n < 2:
+        return MIN_COPY
+    _, counts = np.unique(np.asarray(sequence), return_counts=True)
+    repeat = float(np.sum((counts / n) ** 2))  # the chance two throws agree
+    if repeat >= 1.0 - 1e-12:  # one face only: every stretch repeats
+        return max(MIN_COPY, n)
+    window = np.log(float(n) ** 2 / CHANCE_COPIES) / -np.log(repeat)
+    return max(MIN_COPY, int(np.ceil(window)))
+
+
+def duplicated_stretches(
+    sequence: Sequence[int], length: int | None = None
+) -> list[tuple[int, int, int]]:
+    """(first start, repeat start, length) of every stretch of ``length`` or more throws
+    that appears twice; ``length`` defaults to ``copy_window(sequence)``.
+
+    The window grows with the log and shrinks with the number of faces, so that a
+    hit means the log was copied or pasted, not thrown: a run of 30 d6 throws
+    recurring by chance has odds about 6^−30 per pair of places, but a coin of
+    200,000 random flips repeats stretches of 30 flips (2^−30 a pair) about a
+    dozen times, so its window is 56.
 
     Reading left to right, a stretch is a copy when the same ``length`` throws
     began at least ``length`` throws earlier (at the first such place outside the
@@ -120,6 +153,8 @@ def duplicated_stretches(sequence: Sequence[int], length: int = 30) -> list[tupl
     (8 bytes a throw); only windows whose hash was seen ``length`` or more throws
     earlier are looked at one by one, and compared throw by throw.
     """
+    if length is None:
+        length = copy_window(sequence)
     s = np.asarray(sequence, dtype=np.int64)
     n = len(s)
     windows = n - length + 1
@@ -188,6 +223,12 @@ def bias_alternative(sides: int, bias: float) -> np.ndarray:
     return p
 
 
+# The fixed-sample test the verdict uses: Pearson's χ² against its asymptotic
+# critical value, or, when an expected count is below this (fewer than 5 throws a
+# face), the Monte Carlo exact test (fairness.goodness_of_fit).
+SMALL_EXPECTED = 5.0
+
+
 @lru_cache(maxsize=64)
 def throws_for_power(
     sides: int,
@@ -198,12 +239,18 @@ def throws_for_power(
     simulations: int = 20_000,
     seed: int = 20261122,
 ) -> int:
-    """Throws for Pearson's χ² at level α to detect the bias with this power.
+    """Throws for the verdict's fixed-sample test at level α to detect the bias with
+    this power.
 
     The noncentral χ² approximation gives the neighbourhood (it is a few
     percent optimistic at these sizes); the answer is then found by simulating
     the biased die (a fixed seed, so a report is reproducible, and so the answer
-    is kept for the next audit asking the same).
+    is kept for the next audit asking the same).  Where fewer than 5 throws a
+    face are expected the verdict takes the Monte Carlo exact p-value, not the
+    asymptotic χ², so the power there is that test's: a simulated throw log is
+    rejected when (1 + simulated fair logs at least as far off) / (1 + their
+    number) is below α.  A coin thrown 5 times can never get there (5 heads of 5
+    have p = 2/32), so a coin needs at least 6 throws whatever its bias.
     """
     if not 0 < bias <= sides - 1:
         raise ValueError(f"a bias of one face is above 0 and at most {sides - 1}, not {bias}")
@@ -227,7 +274,9 @@ def throws_for_power(
         sims = rng.multinomial(n, p, size=simulations)
         expected = n / sides
         chi = ((sims - expected) ** 2 / expected).sum(axis=1)
-        return float((chi > critical).mean())
+        if expected >= SMALL_EXPECTED:
+            return float((chi > critical).mean())
+        return float(np.mean(_monte_carlo_p(chi, n, sides, simulations, seed + 1) < alpha))
 
     low, high_n = max(1, guess // 2), guess
     while simulated_power(high_n) < power:
@@ -239,6 +288,17 @@ def throws_for_power(
         else:
             low = mid
     return high_n
+
+
+def _monte_carlo_p(chi: np.ndarray, n: int, sides: int, simulations: int, seed: int) -> np.ndarray:
+    """The Monte Carlo exact p-value of each χ² in ``chi`` for n throws of a fair die,
+    as ``fairness.monte_carlo_p_value`` computes it: (1 + fair logs at least as far
+    off) / (1 + simulations)."""
+    fair = np.random.default_rng(seed).multinomial(n, np.full(sides, 1 / sides), simulations)
+    expected = n / sides
+    null = np.sort(((fair - expected) ** 2 / expected).sum(axis=1))
+    at_least = simulations - np.searchsorted(null, chi - 1e-9, side="left")
+    return np.asarray((1 + at_least) / (1 + simulations))
 
 
 @lru_cache(maxsize=64)
@@ -268,11 +328,55 @@ def sequential_stopping_time(
     one, and then the figure is a lower bound.  Each run walks the e-value
     throw by throw, exactly as ``log_e_value`` of the counts so far gives it.
     """
-    p = bias_alternative(sides, bias)
-    rng = np.random.default_rng(seed)
     n_fixed = (
         fixed_sample if fixed_sample is not None else throws_for_power(sides, bias, alpha=alpha)
     )
+    times = _stopping_times(sides, bias, alpha, runs, seed, chunk, n_fixed, budget)
+    return int(np.ceil(np.mean(times)))
+
+
+@lru_cache(maxsize=64)
+def sequential_throws_for_power(
+    sides: int,
+    bias: float = 0.2,
+    power: float = 0.8,
+    alpha: float = 0.05,
+    *,
+    runs: int = 100,
+    seed: int = 20261122,
+    chunk: int = 4_000,
+    fixed_sample: int | None = None,
+    budget: int = SIMULATION_BUDGET,
+) -> int:
+    """Throws for the e-value to detect the bias with this power: the number by which
+    that share of the simulated loaded dice of ``sequential_stopping_time`` (the same
+    runs, so asking both costs one simulation) have reached E ≥ 1/α.
+
+    This is what a live audit, whose verdict the e-value gives, needs before it may
+    call a die consistent with fair.  Where the work budget cut the simulation short
+    the figure is over the runs that finished, as the mean is.
+    """
+    n_fixed = (
+        fixed_sample if fixed_sample is not None else throws_for_power(sides, bias, alpha=alpha)
+    )
+    times = sorted(_stopping_times(sides, bias, alpha, runs, seed, chunk, n_fixed, budget))
+    return int(times[max(0, int(np.ceil(power * len(times))) - 1)])
+
+
+@lru_cache(maxsize=64)
+def _stopping_times(
+    sides: int,
+    bias: float,
+    alpha: float,
+    runs: int,
+    seed: int,
+    chunk: int,
+    n_fixed: int,
+    budget: int,
+) -> tuple[int, ...]:
+    """The simulated runs' stopping times (see ``sequential_stopping_time``)."""
+    p = bias_alternative(sides, bias)
+    rng = np.random.default_rng(seed)
     cap = 50 * n_fixed
     target = np.log(1 / alpha)
     conc = np.asarray(CONCENTRATIONS)[:, None]
@@ -328,7 +432,7 @@ def sequential_stopping_time(
             times.append(cap)
         elif not times:  # cut short by the budget, and the only run: a lower bound
             times.append(block * chunk)
-    return int(np.ceil(np.mean(times)))
+    return tuple(times)
 
 
 def _face_sampler(p: np.ndarray) -> Callable[[np.ndarray], np.ndarray]:

@@ -5,6 +5,7 @@ from __future__ import annotations
 import math
 import sys
 from dataclasses import dataclass, field
+from functools import cached_property
 from typing import Any
 
 import numpy as np
@@ -31,15 +32,33 @@ def check_bias(bias: float) -> None:
 
 @dataclass(frozen=True)
 class Audit:
+    """Every test on one die's log, and its verdict.
+
+    ``live`` says which test gives the verdict.  A live audit (a registered die,
+    fed by the ledger, whose audit is computed afresh each time someone opens its
+    page or asks the command line) is looked at again and again as throws come
+    in, so its verdict follows the anytime-valid e-value: biased at E ≥ 1/α = 20,
+    which a fair die reaches with probability under α however often it is looked
+    at.  A one-off audit of a finished log (``dicebridge audit FILE``) follows the
+    fixed-sample test at α, which is more powerful but holds its α only when the
+    log is judged once.  Either way the other test is reported, as information.
+    """
+
     log: ThrowLog
     fit: fairness.GoodnessOfFit
-    faces: list[fairness.FaceShare]
     log_e: float
     serial: sequential.Serial
-    throws_needed: int
-    sequential_throws: int
+    fixed_sample_throws: int  # the fixed-sample test's throws for 80% power
+    sequential_power_throws: int  # the e-value's throws for 80% power
+    sequential_throws: int  # the e-value's mean stopping time
     bias: float
     duplicates: list[tuple[int, int, int]] = field(default_factory=list)
+    live: bool = False
+
+    @cached_property
+    def faces(self) -> list[fairness.FaceShare]:
+        """Per-face shares, intervals and Holm-adjusted tests (computed when asked for)."""
+        return fairness.face_shares(self.log.counts)
 
     @property
     def p_value(self) -> float:
@@ -53,8 +72,25 @@ class Audit:
         return math.exp(self.log_e) if self.log_e < math.log(sys.float_info.max) else math.inf
 
     @property
+    def verdict_test(self) -> str:
+        """The test the verdict follows: "e_value" (live) or "fixed_sample"."""
+        return "e_value" if self.live else "fixed_sample"
+
+    @property
+    def throws_needed(self) -> int:
+        """Throws for 80% power against ``bias`` with the test the verdict follows."""
+        return self.sequential_power_throws if self.live else self.fixed_sample_throws
+
+    @property
+    def rejects(self) -> bool:
+        """Does the verdict's test reject the fair die?"""
+        if self.live:
+            return self.log_e >= math.log(1 / ALPHA)
+        return self.p_value < ALPHA
+
+    @property
     def verdict(self) -> str:
-        if self.p_value < ALPHA:
+        if self.rejects:
             return "biased"
         if self.log.n >= self.throws_needed:
             return "consistent_with_fair"
@@ -97,17 +133,37 @@ class Audit:
                 f"{100 / k:.2f}%)"
                 for f in off
             ]
-            return f"Biased: after {n:,} throws, " + "; ".join(parts) + "."
+            words = f"Biased: after {n:,} throws, " + "; ".join(parts) + "."
+            if self.live:
+                words += (
+                    f" The e-value is {self._e_words()}, past 20: a fair die gets there less "
+                    "than 5% of the time, however often its audit is looked at."
+                )
+            return words
         if self.verdict == "consistent_with_fair":
-            return (
+            words = (
                 f"Consistent with fair after {n:,} throws: no face is more than "
                 f"{100 * self.ruled_out_bias():.0f}% off its fair share (95% intervals)."
             )
-        return (
-            f"Not enough throws yet: {n:,} so far. To tell a face {100 * self.bias:.0f}% off "
-            f"its fair share from a fair die takes about {self.throws_needed:,} throws "
-            f"({self.more_throws:,} more)."
-        )
+        else:
+            test = " with the e-value" if self.live else ""
+            words = (
+                f"Not enough throws yet: {n:,} so far. To tell a face {100 * self.bias:.0f}% "
+                f"off its fair share from a fair die takes about {self.throws_needed:,} throws"
+                f"{test} ({self.more_throws:,} more)."
+            )
+        if self.live and self.p_value < ALPHA:
+            words += (
+                f" The fixed-sample χ² test alone gives p = {self.p_value:.2g}, but a live audit, "
+                f"looked at after any throw, goes by the e-value: {self._e_words()} so far, "
+                "20 needed."
+            )
+        return words
+
+    def _e_words(self) -> str:
+        if self.log_e < math.log(1e6):
+            return f"{self.e_value:,.1f}"
+        return f"10^{self.log_e / math.log(10):.1f}"
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -122,6 +178,7 @@ class Audit:
             "e_value": self.e_value if math.isfinite(self.e_value) else None,
             "log10_e_value": self.log_e / math.log(10),
             "verdict": self.verdict,
+            "verdict_test": self.verdict_test,
             "words": self.words(),
             "faces": [
                 {
@@ -144,14 +201,26 @@ class Audit:
             },
             "throws_needed": self.throws_needed,
             "more_throws": self.more_throws,
+            "fixed_sample_throws": self.fixed_sample_throws,
+            "sequential_power_throws": self.sequential_power_throws,
             "sequential_throws": self.sequential_throws,
             "duplicated_stretches": [list(d) for d in self.duplicates],
         }
 
 
-def audit(log: ThrowLog, bias: float = 0.2, rng: np.random.Generator | None = None) -> Audit:
+def audit(
+    log: ThrowLog,
+    bias: float = 0.2,
+    rng: np.random.Generator | None = None,
+    *,
+    live: bool = False,
+) -> Audit:
     """Every test on one die's log; LogError (a ValueError) for a die of too few or
-    too many sides, a bias out of range, no throws, or more than MAX_THROWS."""
+    too many sides, a bias out of range, no throws, or more than MAX_THROWS.
+
+    ``live``: the audit is of a die whose throws keep coming and whose audit is
+    looked at again and again (a registered die): its verdict follows the e-value.
+    """
     check_sides(log.sides)
     check_bias(bias)
     if log.n == 0:
@@ -159,17 +228,18 @@ def audit(log: ThrowLog, bias: float = 0.2, rng: np.random.Generator | None = No
     if log.n > MAX_THROWS:
         raise LogError(f"at most {MAX_THROWS:,} throws in one audit, not {log.n:,}")
     fit = fairness.goodness_of_fit(log.counts, rng=rng)
-    throws_needed = sequential.throws_for_power(log.sides, bias)
+    fixed = sequential.throws_for_power(log.sides, bias)
     return Audit(
         log=log,
         fit=fit,
-        faces=fairness.face_shares(log.counts),
         log_e=sequential.log_e_value(log.counts),
         serial=sequential.serial_dependence(log.sequence, log.sides),
-        throws_needed=throws_needed,
-        sequential_throws=sequential.sequential_stopping_time(
-            log.sides, bias, fixed_sample=throws_needed
+        fixed_sample_throws=fixed,
+        sequential_power_throws=sequential.sequential_throws_for_power(
+            log.sides, bias, fixed_sample=fixed
         ),
+        sequential_throws=sequential.sequential_stopping_time(log.sides, bias, fixed_sample=fixed),
         bias=bias,
         duplicates=sequential.duplicated_stretches(log.sequence) if log.sequence else [],
+        live=live,
     )

@@ -1,30 +1,46 @@
 """`dicebridge audit FILE --sides K [--json]`: is this die fair?
 
-FILE holds one face per line (in throw order), or a CSV with `face,count`;
-or audit a registered die (`dicebridge dice add`) from every reading of it in
+FILE holds one face per line (in throw order), or a CSV with `face,count`; its
+first line may name the columns (`face,count`, `die,face,count`: --die NAME picks
+that die's rows). --type d10 (or dF, d4, d20, …) reads the values as that die
+writes them: a d10's 0–9 or 1–10 (0 and 10 are one face), a Fudge die's -1, 0, +1.
+Or audit a registered die (`dicebridge dice add`) from every reading of it in
 the ledger: `dicebridge audit --die NAME [--data-dir DIR]`.
-For a finished log the verdict follows the fixed-sample test at α = 0.05
-(Monte Carlo when expected counts are below 5); the e-value is the
-anytime-valid evidence that governs live audits.
 
---sides K (2 to 100: d2 to d100) goes with a FILE only; with --die the die's
-registered type gives its sides, and --sides is refused. --bias B is from 0.05
-to 1. A log with copied stretches (a log imported twice, say) says so in its
-verdict.
+A FILE is judged once, so its verdict follows the fixed-sample test at α = 0.05
+(Monte Carlo when expected counts are below 5). A registered die's audit is
+live: computed afresh whenever anyone looks, so its verdict follows the
+anytime-valid e-value (biased at E ≥ 20), and the χ² is shown for information.
+
+--sides K (2 to 100: d2 to d100) or --type goes with a FILE only; for a
+registered die (--die without FILE) its type gives its faces, and --sides is
+refused. --bias B is from 0.05 to 1. A log with copied stretches (a log
+imported twice, say) says so in its verdict.
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import os
 import sys
 from pathlib import Path
 from typing import Any
 
 from audit.fairness import homogeneity
-from audit.logs import MAX_SIDES, MIN_SIDES, LogError, parse_integer, read_log
+from audit.logs import (
+    MAX_SIDES,
+    MIN_SIDES,
+    Faces,
+    LogError,
+    die_faces,
+    parse_integer,
+    plain_faces,
+    read_log,
+)
 from audit.recognizer import RecognizerReport
 from audit.verdict import MAX_BIAS, MIN_BIAS, Audit, audit
+from server.config import default_data_dir
 
 
 def add_subcommand(subparsers: Any) -> None:
@@ -39,12 +55,28 @@ def add_subcommand(subparsers: Any) -> None:
         "--sides",
         type=_whole_number,
         metavar="K",
-        help=f"the die's faces, {MIN_SIDES} to {MAX_SIDES} (with FILE only: with --die the "
-        "registered type gives them, and --sides is refused)",
+        help=f"the die's faces, {MIN_SIDES} to {MAX_SIDES}, with a FILE (a registered die, "
+        "--die without FILE, has its type: there --sides is refused)",
     )
-    parser.add_argument("--die", metavar="NAME", help="a registered die, from the ledger")
     parser.add_argument(
-        "--data-dir", type=Path, default=Path("data"), help="the ledger's folder (default ./data)"
+        "--type",
+        dest="die_type",
+        metavar="TYPE",
+        help="with FILE: the die, as its values are written: d4, d6, d10 (0–9 or 1–10), d20, "
+        "dF (-1, 0, +1), … (instead of --sides)",
+    )
+    parser.add_argument(
+        "--die",
+        metavar="NAME",
+        help="a registered die, from the ledger; with FILE, the die whose rows to read from "
+        "a file with a die column (die,face,count)",
+    )
+    data_dir = default_data_dir(os.environ)
+    parser.add_argument(
+        "--data-dir",
+        type=Path,
+        default=data_dir,
+        help=f"the ledger's folder (default {data_dir}: $DICEBRIDGE_DATA_DIR, else ./data)",
     )
     parser.add_argument(
         "--bias",
@@ -64,6 +96,11 @@ def add_subcommand(subparsers: Any) -> None:
         metavar="FILE2",
         help="another die (or another run of this one): do both follow one distribution?",
     )
+    parser.add_argument(
+        "--compare-die",
+        metavar="NAME",
+        help="the die whose rows of FILE2 to read, when FILE2 has a die column",
+    )
     parser.set_defaults(handler=run)
 
 
@@ -75,7 +112,10 @@ def _whole_number(text: str) -> int:
     return value
 
 
-def _from_ledger(args: argparse.Namespace) -> tuple[Audit, RecognizerReport | None, str, dict]:
+Audited = tuple[Audit, RecognizerReport | None, str, dict[str, Any], Faces]
+
+
+def _from_ledger(args: argparse.Namespace) -> Audited:
     from audit.ledger_audit import audit_die
     from server.ledger import Ledger
     from server.registry import DiceRegistry
@@ -85,19 +125,23 @@ def _from_ledger(args: argparse.Namespace) -> tuple[Audit, RecognizerReport | No
     with Ledger(args.data_dir) as ledger:
         done = audit_die(ledger, DiceRegistry(ledger), args.die, bias=args.bias)
     extra = {k: v for k, v in done.to_json().items() if k in ("die", "recognizer")}
-    return done.result, done.recognizer, done.title, extra
+    return done.result, done.recognizer, done.title, extra, die_faces(done.die.type)
 
 
-def _audit(args: argparse.Namespace) -> tuple[Audit, RecognizerReport | None, str, dict]:
-    if (args.file is None) == (args.die is None):
+def _audit(args: argparse.Namespace) -> Audited:
+    if args.file is None and args.die is None:
         raise LogError("give a throw log FILE (with --sides K) or a registered die (--die NAME)")
-    if args.die is not None and args.sides is not None:
+    if args.file is None and (args.sides is not None or args.die_type is not None):
         raise LogError(
-            "--sides is for a FILE: a registered die's type gives its sides (leave --sides "
-            "out with --die)"
+            f"{'--sides' if args.sides is not None else '--type'} is for a FILE: a registered "
+            "die's type gives its sides (leave --sides and --type out with --die)"
         )
-    if args.die is None and args.sides is None:
-        raise LogError("--sides K is needed with a FILE: how many faces has the die?")
+    if args.file is not None and args.sides is not None and args.die_type is not None:
+        raise LogError("give --sides K or --type TYPE, not both: a die type gives its sides")
+    if args.file is not None and args.sides is None and args.die_type is None:
+        raise LogError(
+            "--sides K is needed with a FILE (or --type TYPE): how many faces has the die?"
+        )
     if args.sides is not None and not MIN_SIDES <= args.sides <= MAX_SIDES:
         shown = str(args.sides) if len(str(args.sides)) <= 24 else f"{str(args.sides)[:23]}…"
         raise LogError(
@@ -109,14 +153,22 @@ def _audit(args: argparse.Namespace) -> tuple[Audit, RecognizerReport | None, st
             f"--bias must be from {MIN_BIAS} to {MAX_BIAS:g} (one face 5% to 100% off its fair "
             f"share), not {args.bias:g}"
         )
-    if args.die is not None:
+    if args.file is None:
         return _from_ledger(args)
-    return (
-        audit(read_log(args.file, args.sides), bias=args.bias),
-        None,
-        f"Audit of {args.file.name}",
-        {},
-    )
+    faces = plain_faces(args.sides) if args.sides is not None else die_faces(args.die_type)
+    title = f"Audit of {args.file.name}" + (f" ({args.die})" if args.die else "")
+    log = read_log(args.file, faces, args.die)
+    return audit(log, bias=args.bias), None, title, {}, faces
+
+
+def _compare(args: argparse.Namespace, result: Audit, faces: Faces) -> dict[str, Any]:
+    """The homogeneity test against FILE2, read with the same faces; LogError when it
+    holds no throws (there is nothing to compare)."""
+    other = read_log(args.compare, faces, args.compare_die, choose="--compare-die")
+    if other.n == 0:
+        raise LogError(f"{args.compare} holds no throws to compare with")
+    chi2, p = homogeneity(result.log.counts, other.counts)
+    return {"file": str(args.compare), "n": other.n, "chi2": chi2, "p_value": p}
 
 
 def run(args: argparse.Namespace) -> int:
@@ -124,8 +176,10 @@ def run(args: argparse.Namespace) -> int:
     from server.registry import RegistryError
 
     try:
-        result, recognizer, title, extra = _audit(args)
-        other = read_log(args.compare, result.log.sides) if args.compare else None
+        if args.compare_die is not None and args.compare is None:
+            raise LogError("--compare-die names a die of FILE2: give --compare FILE2 too")
+        result, recognizer, title, extra, faces = _audit(args)
+        compared = _compare(args, result, faces) if args.compare else None
     except (LogError, ValueError, LedgerError, RegistryError) as err:
         print(f"dicebridge audit: {err}", file=sys.stderr)
         return 2
@@ -138,9 +192,8 @@ def run(args: argparse.Namespace) -> int:
             print(f"dicebridge audit: cannot write {args.report}: {err.strerror}", file=sys.stderr)
             return 2
     data = {**result.to_json(), **extra}
-    if other is not None:
-        chi2, p = homogeneity(result.log.counts, other.counts)
-        data["homogeneity"] = {"file": str(args.compare), "chi2": chi2, "p_value": p}
+    if compared is not None:
+        data["homogeneity"] = compared
     if args.json:
         print(json.dumps(data))
         return 0
@@ -152,9 +205,12 @@ def run(args: argparse.Namespace) -> int:
     print()
     print(f"  throws: {data['n']:,} on a d{data['sides']}")
     test = "Monte Carlo exact" if data["monte_carlo"] else "Pearson χ²"
+    live = result.live
     print(f"  χ² = {data['chi2']:.2f}, p = {data['p_value']:.3g} ({test}); G-test p = "
-          f"{data['g_p_value']:.3g}")  # fmt: skip
-    print(f"  e-value = 10^{data['log10_e_value']:.2f} (anytime-valid; 20 or more rejects)")
+          f"{data['g_p_value']:.3g}" + (" (for information: a live audit goes by the e-value)"
+                                        if live else ""))  # fmt: skip
+    print(f"  e-value = 10^{data['log10_e_value']:.2f} (anytime-valid; 20 or more rejects"
+          + ("; gives this verdict)" if live else ")"))  # fmt: skip
     if "homogeneity" in data:
         same = "differ" if data["homogeneity"]["p_value"] < 0.05 else "no sign they differ"
         print(f"  against {args.compare.name}: {same} (χ² = {data['homogeneity']['chi2']:.2f}, "
@@ -166,8 +222,9 @@ def run(args: argparse.Namespace) -> int:
     if data["duplicated_stretches"]:
         print(f"  copied stretches in the log: {len(data['duplicated_stretches'])}")
     print(f"  throws for 80% power against a {100 * args.bias:.0f}% bias: "
-          f"{data['throws_needed']:,} (sequential test: about "
-          f"{data['sequential_throws']:,})")  # fmt: skip
+          f"{data['fixed_sample_throws']:,} with the χ² test, "
+          f"{data['sequential_power_throws']:,} with the e-value (which stops after about "
+          f"{data['sequential_throws']:,} on average)")  # fmt: skip
     print()
     print(f"  {'face':>4}  {'count':>8}  {'share':>7}  95% interval")
     for f in data["faces"]:

@@ -8,6 +8,7 @@ and the published ones); the audit must reproduce them.  A fresh clone without
 from __future__ import annotations
 
 import csv
+import json
 import math
 from pathlib import Path
 
@@ -18,6 +19,7 @@ from scipy import stats
 from audit import fairness
 from audit.logs import from_counts
 from audit.verdict import audit
+from dicebridge.cli import main
 
 ROLLS = Path(__file__).resolve().parents[3] / "shared" / "data" / "rolls"
 pytestmark = [
@@ -129,3 +131,28 @@ def test_weldons_other_series(series: str, fair: float, share: float, z: float, 
     assert result.share == pytest.approx(share, abs=5e-6)
     assert result.z == pytest.approx(z, abs=0.005)
     assert result.p_value == pytest.approx(p, rel=0.05, abs=0.005)
+
+
+def test_the_published_face_counts_load_from_the_command_line(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    wolf = str(ROLLS / "wolf_20000_red_white_face_counts.csv")  # die,face,count
+    for die, chi2 in (("red", 94.19), ("white", 270.96)):
+        assert main(["audit", wolf, "--type", "d6", "--die", die, "--json"]) == 0
+        out = json.loads(capsys.readouterr().out)
+        assert out["n"] == 20_000 and out["chi2"] == pytest.approx(chi2, abs=0.005)
+        assert out["verdict"] == "biased"
+    assert main(["audit", wolf, "--sides", "6", "--die", "white", "--compare", wolf,
+                 "--compare-die", "red", "--json"]) == 0  # fmt: skip
+    assert json.loads(capsys.readouterr().out)["homogeneity"]["p_value"] < 1e-10
+    assert main(["audit", wolf, "--sides", "6"]) == 2
+    assert "2 dice (red, white): pick one with --die" in capsys.readouterr().err
+    labby = str(ROLLS / "labby_2009_face_proportions.csv")  # face,…,approx_count_derived
+    assert main(["audit", labby, "--sides", "6", "--json"]) == 0
+    out = json.loads(capsys.readouterr().out)
+    assert out["n"] == 315_671 and out["chi2"] == pytest.approx(24.75, abs=0.005)
+    weldon = str(ROLLS / "weldon_1894_12dice_5or6.csv")  # throws of 12 dice, not faces
+    assert main(["audit", weldon, "--sides", "6"]) == 2
+    assert "neither face,count numbers nor a header naming a face column" in " ".join(
+        capsys.readouterr().err.split()
+    )
