@@ -173,7 +173,10 @@ def run(args: argparse.Namespace) -> int:
     except LedgerError as err:
         let_go()
         raise SystemExit(f"dicebridge serve: {err}") from None
-    table = Table(ledger)
+    table = Table(ledger)  # the checks still waiting in the ledger wait again
+    if table.unrestored:
+        print(f"dicebridge: {len(table.unrestored)} waiting check(s) in the ledger could not "
+              "be restored (GET /api/health lists them; withdraw them)", flush=True)  # fmt: skip
     from server.admin import AdminPin
 
     admin = AdminPin(config.data_dir)  # the owner's, the demo's too: the appliance's PIN

@@ -36,7 +36,7 @@ from server.collect import FaceCollector
 from server.diesets import DieSetStore
 from server.empty_tray import EmptyTrayStore
 from server.registry import AlreadyRegistered, NotFound, RegistryError
-from server.table import Table, UnknownCheck
+from server.table import AlreadyResolved, Table, UnknownCheck
 from server.tray_areas import TrayAreaStore
 
 
@@ -68,6 +68,10 @@ class NewDie(BaseModel):
     type: str = Field(description="d5, d6, d10, d20 or dF")
     colour: str = Field("", max_length=40)
     set: str = Field("", max_length=80)
+
+
+class Withdrawal(BaseModel):
+    reason: str = Field("", max_length=200, description="why, in words (kept in the ledger)")
 
 
 class Confirmation(BaseModel):
@@ -114,6 +118,8 @@ def create_app(
             "camera": camera is not None,  # the page offers "read the tray again"
             "sources": table.sources(),
             "source_details": table.source_details(),
+            # waiting checks in the ledger that a restart could not restore (withdraw them)
+            "unrestored_checks": table.unrestored,
         }
 
     @app.post("/api/checks", status_code=201)
@@ -163,6 +169,18 @@ def create_app(
         except UnknownCheck:
             raise HTTPException(status_code=404, detail=f"no check {check_id}") from None
         except ReadingRefused as err:
+            raise HTTPException(status_code=409, detail=str(err)) from None
+
+    @app.post("/api/checks/{check_id}/withdraw")
+    def withdraw(check_id: str, body: Withdrawal | None = None) -> dict[str, Any]:
+        """Take a waiting check off the table (set up by mistake): a ledger row says so, it
+        takes no more dice; its throws stay.  No PIN, as for dice entered by hand.  404 for
+        an unknown (or already withdrawn) check, 409 for a resolved one."""
+        try:
+            return table.withdraw(check_id, body.reason if body is not None else "")
+        except UnknownCheck:
+            raise HTTPException(status_code=404, detail=f"no waiting check {check_id}") from None
+        except AlreadyResolved as err:
             raise HTTPException(status_code=409, detail=str(err)) from None
 
     @app.get("/api/throws")

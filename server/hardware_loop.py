@@ -176,6 +176,10 @@ class HardwareLoop:
             self._show(screen_for(event))
         elif kind == "reading":
             self._reading(event)
+        elif kind == "withdrawn":  # its prompt must not stay on the screen: the next one's
+            waiting = self._table.waiting()
+            none = Screen("-", "check withdrawn", "no check waits for dice")
+            self._show(screen_for(waiting[0]) if waiting else none)
         elif kind == "refused":  # thrown together where the check needs fewer at a time
             self._settled()
             prompt = self._prompt_of(event.get("check"))

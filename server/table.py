@@ -4,30 +4,48 @@ Data flows one way: a source hands readings to :meth:`Table.add_dice`, the check
 resolves (or asks for more), the ledger records it, and every subscriber (the
 WebSocket, the attached display) hears about it.  Nothing downstream reaches
 back.  A refused reading changes nothing and is not recorded as a throw.
+
+The checks still waiting for dice outlive the process: a Table made on a ledger
+restores them from its rows (:meth:`Table._restore`: each check's creation
+replayed, then its throws, in ledger order, appending nothing), and a check set up
+by mistake is withdrawn (:meth:`Table.withdraw`: a ``note`` row, ``"note":
+"withdrawn"``, that the replay honours).
 """
 
 from __future__ import annotations
 
 import json
+import logging
 import random
+import sqlite3
 import threading
 import uuid
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta
 from typing import Any
 
 from mechanics.check import DiceCheck
 from mechanics.check_factory import create_check
 from mechanics.reading import Need, Reading, ReadingRefused, faces_of
-from server.ledger import Ledger
+from server.ledger import Ledger, LedgerError
 from server.registry import DiceRegistry
 
 Listener = Callable[[dict[str, Any]], None]
+RESTORE_WITHIN = timedelta(hours=24)  # a check waiting longer is not restored at a start:
+# one left by a game that ended, or lost at an older version's restart, would take throws
+WITHDRAWN = {"note": "withdrawn"}  # the body of a withdrawal's ledger row (kind "note"),
+# with "check" (its id) and "reason"
+
+log = logging.getLogger(__name__)
 
 
 class UnknownCheck(KeyError):
     """No check with that id."""
+
+
+class AlreadyResolved(ValueError):
+    """The check is resolved: it cannot be withdrawn any more."""
 
 
 @dataclass
@@ -48,9 +66,13 @@ class Table:
         registry: DiceRegistry | None = None,
         rng: random.Random | None = None,
         keep_resolved: int = 500,
+        restore_within: timedelta = RESTORE_WITHIN,
     ) -> None:
         """``keep_resolved``: the resolved checks kept in memory (the newest; every one is in
-        the ledger): a kiosk runs for weeks, and each reading looks through the checks."""
+        the ledger): a kiosk runs for weeks, and each reading looks through the checks.
+        ``restore_within``: a waiting check in the ledger is restored where its last row (its
+        creation or its last throw) is this recent (see :meth:`_restore`)."""
+        self._restore_within = restore_within
         self._keep_resolved = keep_resolved
         # the virtual source's dice: the operating system's randomness unless one is given
         self._rng = rng if rng is not None else random.SystemRandom()
@@ -64,6 +86,12 @@ class Table:
         self._previews: dict[str, bytes] = {}  # a source's latest picture (JPEG), for people
         self._frames: dict[str, Any] = {}  # and the frame itself (teach mode reads it)
         self._lock = threading.Lock()
+        # held from a check's new state to its ledger rows (a throw, a resolution, a
+        # withdrawal): the rows are in the order the check took them, as the replay feeds
+        # them, and a check withdrawn meanwhile takes no more dice
+        self._changing = threading.Lock()
+        self._unrestored: list[dict[str, Any]] = []
+        self._restore()
 
     # --- outputs ----------------------------------------------------------------------------
     def subscribe(self, listener: Listener) -> Callable[[], None]:
@@ -99,6 +127,9 @@ class Table:
             {"check": active.id, "system": system, "params": params,
              "probability": state["probability"]},
         )  # fmt: skip
+        if state["status"] == "resolved":  # a check that needs no dice (a d6 pool of level
+            # 0, dφ at a zero swing): resolved as it is made, and recorded so, as any other
+            self._ledger.append("resolution", {"check": active.id, **state})
         with self._lock:
             self._checks[active.id] = active
         self._announce({"type": "check", **state})
@@ -133,23 +164,146 @@ class Table:
         extras: Sequence[dict[str, Any]] | None = None,
     ) -> dict[str, Any]:
         """Feed readings to a check; ReadingRefused (nothing changed) or the new state."""
-        active = self._active(check_id)
+        self._active(check_id)  # an unknown check is said before the dice are looked at
         for given in readings:
             self.registry.check_reading(given)
-        with self._lock:
-            updated = active.check.accept(*readings)  # raises before anything is recorded
-            active.check = updated
         dice = _plain(readings, extras)
-        self._ledger.append("throw", {"check": check_id, "dice": dice})
+        with self._changing:
+            active = self._active(check_id)  # (withdrawn meanwhile: UnknownCheck)
+            updated = active.check.accept(*readings)  # raises before anything is recorded
+            self._ledger.append("throw", {"check": check_id, "dice": dice})
+            with self._lock:  # kept only once recorded: a throw the ledger refused is none
+                active.check = updated
+            state = active.to_dict()
+            if state["status"] == "resolved":
+                self._ledger.append("resolution", {"check": check_id, **state})
+        if state["status"] == "resolved":
+            self._forget_old_resolved()
         self._count(dice)
         for reading in dice:
             self._announce({"type": "reading", "check": check_id, **reading})
-        state = active.to_dict()
-        if state["status"] == "resolved":
-            self._ledger.append("resolution", {"check": check_id, **state})
-            self._forget_old_resolved()
         self._announce({"type": "check", **state})
         return state
+
+    def withdraw(self, check_id: str, reason: str = "") -> dict[str, Any]:
+        """Take a waiting check off the table (set up by mistake, or no longer played): a
+        ledger row says so (kind ``note``, ``"note": "withdrawn"``, with ``reason``), it
+        waits for no more dice, and a ``withdrawn`` event tells the pages.  Its throws stay
+        in the ledger.  A check the restore left out (:attr:`unrestored`) is withdrawn the
+        same way, so a restart no longer reports it.  UnknownCheck for an unknown (or
+        already withdrawn) check, AlreadyResolved for a resolved one; the state it had,
+        with ``status: "withdrawn"``, ``reason`` and the ledger ``row``."""
+        with self._changing:
+            with self._lock:
+                active = self._checks.get(check_id)
+                left_out = next((u for u in self._unrestored if u["id"] == check_id), None)
+            if active is None and left_out is None:
+                raise UnknownCheck(check_id)
+            if active is not None and active.check.need() is None:
+                raise AlreadyResolved(f"check {check_id} is resolved: it cannot be withdrawn")
+            before = active.to_dict() if active is not None else dict(left_out or {})
+            entry = self._ledger.append("note", {**WITHDRAWN, "check": check_id, "reason": reason})
+            with self._lock:
+                self._checks.pop(check_id, None)
+                self._unrestored = [u for u in self._unrestored if u["id"] != check_id]
+        self._announce({"type": "withdrawn", "check": check_id, "reason": reason, "row": entry.id})
+        return {**before, "id": check_id, "status": "withdrawn", "reason": reason, "row": entry.id}
+
+    @property
+    def unrestored(self) -> list[dict[str, Any]]:
+        """The waiting checks the ledger holds that this table could not restore: ``id``,
+        ``system``, ``params``, the ledger ``row`` of its creation and the ``problem``."""
+        with self._lock:
+            return [dict(u) for u in self._unrestored]
+
+    def _restore(self) -> None:
+        """The checks the ledger holds that were still waiting for dice (created, neither
+        resolved nor withdrawn), waiting again where they stood: each one's creation
+        replayed through create_check and its recorded throws through its accept, in ledger
+        order, appending nothing.  One that cannot be rebuilt (parameters a newer version
+        refuses, a throw it no longer takes) is left out, kept in :attr:`unrestored` and
+        logged; the rest are restored all the same.  A ledger that cannot be read through
+        (a damaged file, a row that is no JSON) restores none, said in the log: the service
+        starts as it did before checks were restored, and `dicebridge ledger verify` says
+        what is wrong.  A check set up longer than ``restore_within`` before the start is
+        not restored (a game that ended; checks an older version lost at its restarts,
+        which would otherwise all come back and take the camera's throws): how many, said
+        in the log."""
+        try:
+            created, thrown, stale = self._waiting_rows()
+        except (LedgerError, sqlite3.DatabaseError, ValueError) as err:
+            log.warning("no waiting check was restored: the ledger could not be read (%s); "
+                        "`dicebridge ledger verify` says where", err)  # fmt: skip
+            return
+        resolved_unrecorded = []
+        for check_id, (row, body) in created.items():
+            try:
+                active = _replayed(check_id, body, thrown[check_id])
+            except ValueError as err:  # this check alone is left out
+                self._unrestored.append({"id": check_id, "system": body.get("system"),
+                                         "params": body.get("params"), "row": row,
+                                         "problem": str(err)})  # fmt: skip
+                continue
+            self._checks[check_id] = active
+            if active.check.need() is None:  # fed whole, but the resolution's row is missing
+                resolved_unrecorded.append(check_id)  # (stopped between the two rows)
+        self._forget_old_resolved()
+        if stale:
+            log.warning(
+                "%d check(s) in the ledger were still waiting for dice, set up more than %s "
+                "before this start: not restored (a game that ended, or checks an older "
+                "version lost at a restart; their throws stay in the ledger)",
+                stale,
+                _hours(self._restore_within),
+            )
+        if self._unrestored:
+            log.warning(
+                "%d waiting check(s) in the ledger could not be restored and wait no more "
+                "(withdraw them to stop this message): %s",
+                len(self._unrestored),
+                "; ".join(f"{u['id']} (row {u['row']}): {u['problem']}" for u in self._unrestored),
+            )
+        if resolved_unrecorded:
+            log.warning(
+                "check(s) %s took all their dice before the restart, but no resolution was "
+                "recorded: kept as resolved",
+                ", ".join(resolved_unrecorded),
+            )
+
+    def _waiting_rows(
+        self,
+    ) -> tuple[dict[str, tuple[int, dict[str, Any]]], dict[str, list[Any]], int]:
+        """The waiting checks' ``check`` rows (id -> (row, body), oldest first) and each
+        one's throws' dice, oldest first, of the checks created within ``restore_within``;
+        and how many waiting checks are older.  Read by kind, bodies only (no crop is
+        opened): the checks, the resolutions and the notes whole, the throws only from the
+        oldest restored check's row on."""
+        created: dict[str, tuple[int, dict[str, Any]]] = {}
+        made_at: dict[str, str] = {}
+        for entry in self._ledger.entries(kind="check"):
+            check_id = _check_named(entry.body)
+            if check_id is not None:
+                created[check_id] = (entry.id, entry.body)
+                made_at[check_id] = entry.at
+        for kind in ("resolution", "note") if created else ():
+            for entry in self._ledger.entries(kind=kind):
+                check_id = _check_named(entry.body)  # (None: the body is no dict either)
+                if check_id is None:
+                    continue
+                if kind == "resolution" or entry.body.get("note") == WITHDRAWN["note"]:
+                    created.pop(check_id, None)
+        since = (datetime.now(UTC) - self._restore_within).isoformat(timespec="microseconds")
+        stale = [check_id for check_id in created if made_at[check_id] < since]  # ISO: in order
+        for check_id in stale:
+            del created[check_id]
+        thrown: dict[str, list[Any]] = {check_id: [] for check_id in created}  # their dice
+        if created:
+            oldest = min(row for row, _ in created.values())
+            for entry in self._ledger.entries(kind="throw", after=oldest):
+                check_id = _check_named(entry.body)
+                if check_id is not None and check_id in thrown:
+                    thrown[check_id].append(entry.body.get("dice"))
+        return created, thrown, len(stale)
 
     def roll_virtual(self, check_id: str) -> dict[str, Any]:
         """The virtual source: the appliance throws the dice the check asks for itself."""
@@ -228,8 +382,8 @@ class Table:
                 continue  # another check may need them all
             try:
                 return self.add_dice(active.id, readings, extras)
-            except ReadingRefused:
-                continue  # a face this check cannot use: try the next check
+            except (ReadingRefused, UnknownCheck):
+                continue  # a face this check cannot use, or withdrawn: try the next check
         dice = _plain(readings, extras)
         self._ledger.append("throw", {"check": None, "source": source, "dice": dice})
         self._count(dice)
@@ -350,6 +504,56 @@ def _too_many(thrown: int, need: Need, read_before: int) -> str:
             f"they are recorded, not used; {need.prompt}{clear}")  # fmt: skip
 
 
+def _hours(span: timedelta) -> str:
+    hours = span.total_seconds() / 3600
+    return f"{hours:g} hour{'s' if hours != 1 else ''}"
+
+
+def _check_named(body: Any) -> str | None:
+    """The check id a row's body names (``check``), or None (a throw of no check, a row
+    written by hand)."""
+    check_id = body.get("check") if isinstance(body, dict) else None
+    return check_id if isinstance(check_id, str) else None
+
+
+def _replayed(check_id: str, body: dict[str, Any], throws: list[Any]) -> ActiveCheck:
+    """A check rebuilt from its ledger rows: created as ``body`` (a ``check`` row) says,
+    fed each throw's dice (``throw`` rows, oldest first) as they were recorded.  A
+    ValueError says why it cannot be, and at which step."""
+    step = "its row"
+    try:
+        system, params = body.get("system"), body.get("params")
+        if not isinstance(system, str) or not isinstance(params, dict):
+            raise ValueError("it names no system and parameters")
+        step = "its parameters"
+        check = create_check(system, **params)
+        for n, dice in enumerate(throws, 1):
+            step = f"its throw {n} of {len(throws)}"
+            if not isinstance(dice, list) or not dice:
+                raise ValueError("no dice recorded")
+            check = check.accept(*(_reading(row) for row in dice))
+        step = "its odds"
+        active = ActiveCheck(check_id, system, dict(params), check)
+        json.dumps(active.to_dict(), allow_nan=False)  # worked out, as at its creation
+    except Exception as err:  # what a version or a row it was not made for may raise
+        raise ValueError(f"{step}: {str(err) or type(err).__name__}") from err
+    return active
+
+
+def _reading(row: Any) -> Reading:
+    """A die as a ``throw`` row holds it (:func:`_plain`), as a Reading again."""
+    if not isinstance(row, dict) or "die" not in row or "face" not in row:
+        raise ValueError(f"a die recorded as {row!r}")
+    identity = row.get("identity")
+    return Reading(
+        str(row["die"]),
+        row["face"],
+        float(row.get("confidence", 1.0)),
+        str(row.get("source", "manual")),
+        None if identity is None else str(identity),
+    )
+
+
 def _plain(
     readings: Sequence[Reading], extras: Sequence[dict[str, Any]] | None = None
 ) -> list[dict[str, Any]]:
@@ -368,4 +572,4 @@ def _plain(
     return plain
 
 
-__all__ = ["ReadingRefused", "Table", "UnknownCheck"]
+__all__ = ["AlreadyResolved", "ReadingRefused", "Table", "UnknownCheck"]

@@ -5,7 +5,9 @@ const resultText = (check) => (check.value !== null && check.value !== undefined
   ? (typeof check.value === "number" && !Number.isInteger(check.value) ? check.value.toFixed(2) : String(check.value))
   : check.outcome);
 let lastResult = null;  // the result shown big, till a new check starts
+let shown = null;  // the check shown
 function show(check) {
+  shown = check.id;
   const headline = document.getElementById("headline"), detail = document.getElementById("detail"),
         prompt = document.getElementById("prompt");
   if (check.status === "resolved") {
@@ -34,6 +36,13 @@ api("/api/checks").then((waiting) => {
 listen((event) => {
   const picture = document.getElementById("unsure-picture");
   if (event.type === "check") { heard = true; show(event); picture.hidden = true; }
+  if (event.type === "withdrawn" && event.check === shown) {  // its prompt is no more
+    document.getElementById("prompt").textContent = "";
+    document.getElementById("detail").textContent = "";
+    api("/api/checks").then((waiting) => {  // the newest still waiting, if any
+      if (waiting.length) show(waiting[waiting.length - 1]);
+    }).catch(() => {});
+  }
   if (event.type === "refused") {  // too many dice thrown together: the players throw again
     document.getElementById("prompt").textContent = event.detail;
     picture.hidden = true;

@@ -138,8 +138,26 @@ function entry(check) {
       onclick: (ev) => busy(ev.currentTarget, async () => {
         try { error.textContent = ""; status.textContent = (await api("/api/camera/read-again", { method: "POST" })).detail; }
         catch (e) { error.textContent = plain(e.message); } }) }, "Read the tray again") : "",
+    " ",
+    // set up by mistake: it waits for no more dice (the ledger keeps it, and its dice so far)
+    el("button", { type: "button", class: "withdraw", onclick: (ev) => {
+      if (!confirm("Withdraw this check? It takes no more dice (the ledger keeps it).")) return;
+      busy(ev.currentTarget, async () => {
+        error.textContent = "";
+        try {
+          await api(`/api/checks/${check.id}/withdraw`, { method: "POST", body: { reason: "withdrawn on the Table page" } });
+          drop(check.id);
+        } catch (e) { error.textContent = plain(e.message); }
+      });
+    } }, "Withdraw"),
     status, error);
   return form;
+}
+
+// A check withdrawn (here or elsewhere) leaves the page.
+function drop(id) {
+  cards.get(id)?.remove();
+  cards.delete(id);
 }
 
 function update(check) {
@@ -274,6 +292,7 @@ async function start() {
   listen((event) => {
     // a check set up elsewhere joins the page; one resolved before it was seen does not
     if (event.type === "check" && (cards.has(event.id) || event.status !== "resolved")) update(event);
+    if (event.type === "withdrawn") drop(event.check);
     if (event.type === "uncertain" && event.row) unsure(event);
     // a throw of more dice than the check needs now (their order is not known): say why
     // it went unused, on that check's card, till the check moves on
@@ -286,9 +305,17 @@ async function start() {
            document.getElementById("live").textContent = state;
            // checks set up while the page was not listening (before its socket first opened,
            // or while the Wi-Fi was down) join it now: their events were missed
+           // and those waiting here that wait no more (resolved, or withdrawn, or not back after
+           // a restart) are asked for one by one: shown resolved, or dropped
            if (state === "live") {
-             api("/api/checks").then((now) => { for (const check of now) update(check); },
-                                     () => {});
+             api("/api/checks").then((now) => {
+               for (const check of now) update(check);
+               const waiting = new Set(now.map((c) => c.id));
+               for (const [id, card] of cards) {
+                 if (waiting.has(id) || card.classList.contains("resolved")) continue;
+                 api(`/api/checks/${id}`).then(update, () => drop(id));
+               }
+             }, () => {});
            }
          });
   // dice the camera was unsure of in the last quarter hour that nobody has settled yet

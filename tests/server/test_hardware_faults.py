@@ -276,3 +276,21 @@ def test_the_loop_starts_again_after_a_stop_and_keeps_no_press_from_while_stoppe
         _until(lambda: loop.rolls == 1)
     finally:
         loop.stop()
+
+
+def test_a_withdrawn_check_s_prompt_leaves_the_screen(table: Table, panel: KioskPanel) -> None:
+    """The screen had kept asking for a withdrawn check's dice until the next news."""
+    display = open_display("dummy")
+    loop = HardwareLoop(table, display, panel, tumble_s=0.05)
+    loop.start()
+    try:
+        first = table.create("decibel", {"pool": 2, "target": 13})["id"]
+        second = table.create("dphi", {"might": 0.5})["id"]
+        _until(lambda: display.last is not None and display.last.prompt == "throw 1 d10")
+        table.withdraw(second)
+        _until(lambda: display.last is not None and display.last.prompt == "throw 2 d20")
+        table.withdraw(first)
+        _until(lambda: display.last is not None and display.last.detail == "check withdrawn")
+        assert display.last is not None and display.last.prompt == "no check waits for dice"
+    finally:
+        loop.stop()

@@ -624,6 +624,52 @@ def test_dice_thrown_together_beyond_the_need_are_explained_on_the_card_and_kios
             kiosk.close()
 
 
+def test_a_check_set_up_by_mistake_is_withdrawn_on_the_table_page(
+    browser: object, tmp_path: Path
+) -> None:
+    """It waited on, taking the camera's throws, with no way to take it off the table."""
+    from playwright.sync_api import Browser, expect
+
+    from server.app import create_app
+    from server.ledger import Ledger
+    from server.table import Table
+
+    assert isinstance(browser, Browser)
+    with Ledger(tmp_path) as ledger:
+        table = Table(ledger)
+        older = table.create("dphi", {"might": 0.5})["id"]
+        with _in_process(create_app(table)) as url:
+            page, kiosk = _table_and_kiosk(browser, url)
+            other = browser.new_page()  # another screen at the table
+            other.goto(url)
+            expect(other.locator("#live")).to_have_text("live")
+            card = _start_two_d6(page)
+            mistaken = card.get_attribute("data-check")
+            card = page.locator(f"article.card[data-check='{mistaken}']")
+            elsewhere = other.locator(f"article.card[data-check='{mistaken}']")
+            expect(elsewhere.locator(".prompt")).to_have_text("throw 2 d6")
+            expect(kiosk.locator("#prompt")).to_have_text("throw 2 d6")
+            page.once("dialog", lambda dialog: dialog.dismiss())  # asked first: no
+            card.get_by_role("button", name="Withdraw").click()
+            expect(card.locator(".prompt")).to_have_text("throw 2 d6")  # still there
+            assert [c["id"] for c in table.waiting()] == [older, mistaken]
+            page.once("dialog", lambda dialog: dialog.accept())
+            card.get_by_role("button", name="Withdraw").click()
+            expect(card).to_have_count(0)
+            expect(elsewhere).to_have_count(0)  # the other screen hears it
+            expect(kiosk.locator("#prompt")).to_have_text("throw 1 d10")  # the one still waiting
+            expect(page.locator(f"article.card[data-check='{older}'] .prompt")).to_have_text(
+                "throw 1 d10"
+            )
+            assert [c["id"] for c in table.waiting()] == [older]
+            note = [e.body for e in ledger.entries(kind="note")]
+            assert note == [{"note": "withdrawn", "check": mistaken,
+                             "reason": "withdrawn on the Table page"}]  # fmt: skip
+            for shown in (page, other, kiosk):
+                shown.close()
+        assert ledger.verify().ok
+
+
 def test_a_die_the_camera_is_unsure_of_is_settled_on_the_table_page(
     browser: object, tmp_path: Path
 ) -> None:
