@@ -26,7 +26,7 @@ from audit.sequential import copy_window, duplicated_stretches
 from audit.verdict import Audit, audit
 from mechanics.reading import faces_of, normalise_face
 from server.ledger import Ledger
-from server.registry import DiceRegistry, DieIdentity
+from server.registry import DiceRegistry, DieIdentity, slug
 
 MAX_IMPORT = 10_000_000
 
@@ -94,10 +94,18 @@ def readings_of(ledger: Ledger, die: DieIdentity) -> list[AuditReading]:
     for entry in ledger.entries(kind="confirmation"):
         confirmed[(entry.body["throw"], entry.body["index"])] = entry.body["face"]
     out: list[AuditReading] = []
+    # a die named as it was spelt ("Red d6"): rows written before readings were named by
+    # the die's id are that die's too
+    ids: dict[str, str] = {die.id: die.id}
     for entry in ledger.entries():
         if entry.kind == "throw":
             for index, d in enumerate(entry.body.get("dice", [])):
-                if d.get("identity") != die.id:
+                named = d.get("identity")
+                if not isinstance(named, str):
+                    continue
+                if named not in ids:
+                    ids[named] = slug(named)
+                if ids[named] != die.id:
                     continue
                 fixed = confirmed.get((entry.id, index))
                 out.append(

@@ -12,7 +12,7 @@ from __future__ import annotations
 import re
 import threading
 import unicodedata
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, replace
 from typing import Any
 
 from mechanics.reading import DIE_TYPES, Reading, ReadingRefused, faces_of
@@ -135,16 +135,19 @@ class DiceRegistry:
             self._catch_up()
             return sorted(self._dice.values(), key=lambda d: d.id)
 
-    def check_reading(self, reading: Reading) -> None:
-        """ReadingRefused when a reading names a die that is not registered or not of its type."""
+    def check_reading(self, reading: Reading) -> Reading:
+        """``reading`` naming its die by the die's id, however it was spelt ("Red d6",
+        "RED-D6": the audit gathers a die's readings by id, and left those out);
+        ReadingRefused when it names a die that is not registered or not of its type."""
         if reading.identity is None:
-            return
+            return reading
         try:
             die = self.get(reading.identity)
         except RegistryError as err:
             raise ReadingRefused(str(err)) from None
         if die.type != reading.die:
             raise ReadingRefused(f"{die.name!r} is a {die.type}, not a {reading.die}")
+        return replace(reading, identity=die.id)
 
     def confirm(self, throw_id: int, index: int, face: int) -> dict[str, Any]:
         """A person confirms (or corrects) die ``index`` of throw row ``throw_id``."""

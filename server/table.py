@@ -165,8 +165,7 @@ class Table:
     ) -> dict[str, Any]:
         """Feed readings to a check; ReadingRefused (nothing changed) or the new state."""
         self._active(check_id)  # an unknown check is said before the dice are looked at
-        for given in readings:
-            self.registry.check_reading(given)
+        readings = [self.registry.check_reading(given) for given in readings]  # named by id
         dice = _plain(readings, extras)
         with self._changing:
             active = self._active(check_id)  # (withdrawn meanwhile: UnknownCheck)
@@ -399,8 +398,7 @@ class Table:
         """A source's reading naming an unknown die keeps its face but loses the name
         (and the source is told why): a throw is never dropped over a label."""
         try:
-            self.registry.check_reading(reading)
-            identity = reading.identity
+            identity = self.registry.check_reading(reading).identity  # by its id
         except ReadingRefused as err:
             self.source_event(source, "unknown-die", {"detail": str(err)})
             identity = None

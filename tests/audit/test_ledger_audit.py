@@ -66,6 +66,25 @@ def test_a_reading_naming_an_unknown_or_wrong_die_changes_nothing(ledger: Ledger
     assert throw.body["dice"][0]["identity"] == "blue-d20"
 
 
+def test_a_die_named_as_it_is_spelt_is_recorded_by_its_id_and_audited(ledger: Ledger) -> None:
+    """A die named "Red d6" or "RED-D6" is red-d6: such readings were taken, kept as typed, left
+    out of its audit (gathered by id), by hand and from a tower's settings alike."""
+    table = Table(ledger)
+    table.registry.register("Red d6", "d6")
+    for spelt in ("Red d6", "RED-D6", "red-d6"):  # typed in by hand
+        pool = table.create("d6pool", {"level": 1, "difficulty": 6})["id"]
+        table.add_dice(pool, [Reading("d6", 2, identity=spelt)])
+    table.from_source("tower:left", [Reading("d6", 5, identity="Red D6")])  # its settings'
+    # dice = ["Red D6"]; no check waits: the throw is kept, unassigned
+    named = [d["identity"] for e in ledger.entries(kind="throw") for d in e.body["dice"]]
+    assert named == ["red-d6"] * 4
+    # a row written as typed, before readings were named by id, counts for the die too
+    typed = {"die": "d6", "face": 6, "identity": "Red d6"}
+    ledger.append("throw", {"check": None, "dice": [typed]})
+    faces = [r.face for r in readings_of(ledger, table.registry.get("red-d6"))]
+    assert faces == [2, 2, 2, 5, 6]
+
+
 def test_a_source_naming_an_unknown_die_keeps_the_throw_and_says_so(ledger: Ledger) -> None:
     table = Table(ledger)
     events: list[dict[str, object]] = []
