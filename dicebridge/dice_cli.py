@@ -9,16 +9,16 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import sys
 from pathlib import Path
 from typing import Any
 
 from audit.ledger_audit import import_log
 from audit.logs import LogError, read_values
+from server.config import default_data_dir
 from server.ledger import Ledger, LedgerError
 from server.registry import AUDITABLE, DiceRegistry, RegistryError
-
-DEFAULT_DATA_DIR = Path("data")
 
 
 def add_subcommand(subparsers: Any) -> None:
@@ -49,8 +49,10 @@ def add_subcommand(subparsers: Any) -> None:
     confirm.add_argument("throw", type=int, help="the throw's ledger row (see /api/throws)")
     confirm.add_argument("index", type=int, help="which die of the throw, from 0")
     confirm.add_argument("face", type=int, help="the face it really shows")
-    for p in (add, listing, imp, confirm):
-        p.add_argument("--data-dir", type=Path, default=DEFAULT_DATA_DIR, help="default ./data")
+    data_dir = default_data_dir(os.environ)
+    for p in (add, listing, imp, confirm):  # the service's folder, as `dicebridge ledger`
+        p.add_argument("--data-dir", type=Path, default=data_dir,
+                       help=f"default {data_dir} ($DICEBRIDGE_DATA_DIR, else ./data)")  # fmt: skip
     add.set_defaults(handler=run_add)
     listing.set_defaults(handler=run_list)
     imp.set_defaults(handler=run_import)

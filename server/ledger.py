@@ -16,6 +16,7 @@ import csv
 import hashlib
 import io
 import json
+import os
 import re
 import shutil
 import sqlite3
@@ -32,6 +33,9 @@ from dicebridge.files import write_whole
 
 GENESIS = "0" * 64
 CROP_FILE = re.compile(r"[0-9a-f]{64}\.[a-z]+")  # a kept crop: its SHA-256, then its kind
+CROP_NAMED = re.compile(r'"crop"\s*:\s*"([0-9a-f]{64})"')  # a digest a row's body names
+HEAD_PREFIX = re.compile(r"[0-9a-f]{16,64}")  # a head written down: its hash, or its start
+DAMAGE_CODES = (sqlite3.SQLITE_CORRUPT, sqlite3.SQLITE_NOTADB, sqlite3.SQLITE_IOERR)
 MIN_FREE_BYTES = 200 * 2**20  # crops are not kept when the disk has less free: the ledger
 # rows, SQLite's journal and the system need the room more
 KINDS = ("throw", "reading", "check", "resolution", "die", "confirmation", "import", "note")
@@ -68,12 +72,134 @@ class Entry:
     hash: str
 
 
+class LedgerDamaged(LedgerError):
+    """The ledger file cannot be read from row ``row`` on (SQLite: "database disk image is
+    malformed"): a disk fault, a power cut on a card that lies about its writes, a file
+    written over.  The rows before ``row`` were read."""
+
+    def __init__(self, row: int, err: sqlite3.Error) -> None:
+        super().__init__(f"the ledger file is damaged at or after row {row} ({err})")
+        self.row = row
+
+
 @dataclass(frozen=True)
 class Verification:
+    """What :meth:`Ledger.verify` found.  ``ok``: the chain checks out, and so does every
+    kept crop picture its rows name.  ``first_bad``/``why``: the first bad row (a broken
+    chain, a damaged file, else a row whose crop picture was changed).  ``head``: the last
+    row's (id, hash) where the whole chain checks out (crops changed or not); None where
+    it does not, or has no row."""
+
     ok: bool
     rows: int
     first_bad: int | None = None
     why: str = ""
+    head: tuple[int, str] | None = None
+    damaged: bool = False  # the file itself (SQLite could not read on from first_bad)
+    crops_checked: int = 0  # kept crop pictures hashed (those changed among them)
+    crops_gone: int = 0  # named by a row, no longer kept (pruned, or never kept: disk full)
+    crops_unread: int = 0  # kept but unreadable (permissions): not checked
+    crops_changed: tuple[tuple[int, str], ...] = ()  # (row, digest): the first MAX_NAMED
+    crops_changed_count: int = 0
+    head_row: int | None = None  # the row whose hash is the ``head`` asked about, if any
+
+
+MAX_NAMED = 20  # changed crop pictures named one by one; the rest are counted
+CROP_CACHE = 4096  # crop pictures looked at lately, not hashed again
+
+
+def _not_text(row: tuple[Any, ...]) -> str:
+    """Why a row read from the file is not one the ledger wrote ("" where it is): every
+    column but the id is text (an edit can store a blob or a number; hashing one failed)."""
+    if not isinstance(row[0], int):
+        return "its id is not a whole number"
+    for name, value in zip(ENTRY_COLUMNS[1:], row[1:], strict=True):
+        if not isinstance(value, str):
+            what = {bytes: "a blob", type(None): "empty (NULL)"}.get(type(value), "a number")
+            return f"its {name} is stored as {what}, not text"
+    return ""
+
+
+def _crops_named(body: str) -> list[str]:
+    """The crop pictures a row's body names: each ``"crop"`` value (a throw's dice, an
+    unsure reading) that is a SHA-256, as store_crop names its files; read from the text
+    (the canonical JSON the row's hash covers), not parsed."""
+    return CROP_NAMED.findall(body) if '"crop"' in body else []
+
+
+def _exported(entry_id: int, kind: Any, at: Any, body: Any, digest: Any) -> dict[str, Any]:
+    """One row as the export gives it; LedgerError naming a row the ledger did not write."""
+    why = _not_text((entry_id, kind, at, "", "", digest))
+    try:
+        parsed = json.loads(body) if not why else None
+    except (ValueError, TypeError) as err:
+        why = f"its body is not JSON ({err})"
+    if why:
+        raise LedgerError(f"row {entry_id} cannot be exported: {why}")
+    return {"id": entry_id, "kind": kind, "at": at, "body": parsed, "hash": digest}
+
+
+def _read_error(row: int, err: sqlite3.DatabaseError) -> LedgerError:
+    """LedgerDamaged where SQLite found the file damaged (or the disk failed) reading on
+    from ``row``; LedgerError for anything else (a locked file)."""
+    if getattr(err, "sqlite_errorcode", 0) & 0xFF in DAMAGE_CODES:
+        return LedgerDamaged(row, err)
+    return LedgerError(f"could not read the ledger from row {row}: {err}")
+
+
+class _CropCheck:
+    """The kept crop pictures that rows name, each hashed once while it is among the last
+    CROP_CACHE looked at (a confirmation's row names its unsure reading's picture again)."""
+
+    def __init__(self, folder: Path) -> None:
+        self.folder = str(folder) + os.sep
+        self.kept = folder.is_dir()  # none kept at all: every picture named is gone
+        self.recent: dict[str, str] = {}
+        self.counts = {"ok": 0, "gone": 0, "unread": 0, "changed": 0}
+        self.changed: list[tuple[int, str]] = []
+        self.changed_count = 0
+
+    def row(self, entry_id: int, body: str) -> None:
+        for digest in _crops_named(body):
+            state = self.recent.get(digest)
+            if state is None:
+                state = self._look(digest)
+                self.counts[state] += 1
+                if len(self.recent) >= CROP_CACHE:
+                    self.recent.clear()  # (deleting the oldest one by one: quadratic)
+                self.recent[digest] = state
+            if state == "changed":
+                self.changed_count += 1
+                if len(self.changed) < MAX_NAMED:
+                    self.changed.append((entry_id, digest))
+
+    def _look(self, digest: str) -> str:
+        if not self.kept:
+            return "gone"
+        try:
+            found = _file_sha256(f"{self.folder}{digest}.png")
+        except FileNotFoundError:
+            return "gone"
+        except OSError:
+            return "unread"
+        return "ok" if found == digest else "changed"
+
+    def summary(self) -> dict[str, Any]:
+        return {
+            "crops_checked": self.counts["ok"] + self.counts["changed"],
+            "crops_gone": self.counts["gone"],
+            "crops_unread": self.counts["unread"],
+            "crops_changed": tuple(self.changed),
+            "crops_changed_count": self.changed_count,
+        }
+
+
+def _file_sha256(path: str) -> str:
+    digest = hashlib.sha256()
+    with open(path, "rb") as f:  # a str, not a Path: 600,000 looks, most for files pruned
+        while block := f.read(1 << 16):
+            digest.update(block)
+    return digest.hexdigest()
 
 
 def row_hash(entry_id: int, kind: str, at: str, body: str, prev_hash: str) -> str:
@@ -106,6 +232,7 @@ class Ledger:
         empty or foreign file had been given the ledger's tables, then called intact)."""
         self.data_dir = Path(data_dir)
         self.path = self.data_dir / "ledger.sqlite3"
+        self._read_only = read_only
         try:
             if read_only:
                 self._db, tables = self._open_read_only()
@@ -231,41 +358,133 @@ class Ledger:
     def count(self) -> int:
         return int(self._db.execute("SELECT COUNT(*) FROM entries").fetchone()[0])
 
-    def verify(self) -> Verification:
-        """Walk the chain; the first row whose hash or link is wrong is named."""
-        prev = GENESIS
-        expected_id = 1
-        rows = 0
-        cursor = self._db.execute(
-            "SELECT id, kind, at, body, prev_hash, hash FROM entries ORDER BY id"
-        )
-        for entry_id, kind, at, body, prev_hash, digest in cursor:
-            rows += 1
-            if entry_id != expected_id:
-                return Verification(False, rows, expected_id, f"row {expected_id} is missing")
-            if prev_hash != prev:
-                return Verification(False, rows, entry_id, "its link to the previous row is broken")
-            if row_hash(entry_id, kind, at, body, prev_hash) != digest:
-                return Verification(False, rows, entry_id, "its content does not match its hash")
-            prev = digest
-            expected_id += 1
-        return Verification(True, rows)
+    def verify(self, crops: bool = True, head: str | None = None) -> Verification:
+        """Walk the chain; the first row whose hash or link is wrong is named.
+
+        ``crops``: also hash each kept crop picture a row names (``crops/<sha256>.png``,
+        as :meth:`store_crop` keeps them) against its name.  A picture no longer kept is
+        fine (pruned after ``keep_crops_days``, or never kept on a nearly full disk); one
+        changed fails the verification.  ``head``: a row's hash recorded earlier (its 64
+        hex digits, or the first 16 or more): ``head_row`` names the row that has it, None
+        where none has (the rows up to it were rewritten, or removed from the end).  A
+        file SQLite cannot read on is a failed verification naming the row (``damaged``),
+        not an exception; LedgerError where it cannot be read for another reason."""
+        if head is not None and not HEAD_PREFIX.fullmatch(head):
+            raise ValueError(f"{head!r} is not a row's hash (16 to 64 hex digits)")
+        prev, expected_id, rows = GENESIS, 1, 0
+        head_row: int | None = None
+        pictures = _CropCheck(self.data_dir / "crops")
+
+        def failed(row: int, why: str, damaged: bool = False) -> Verification:
+            return Verification(
+                False, rows, row, why, damaged=damaged, head_row=head_row, **pictures.summary()
+            )
+
+        try:
+            cursor = self._db.execute(
+                "SELECT id, kind, at, body, prev_hash, hash FROM entries ORDER BY id"
+            )
+            for row in cursor:
+                rows += 1
+                entry_id, kind, at, body, prev_hash, digest = row
+                if entry_id != expected_id:
+                    return failed(expected_id, f"row {expected_id} is missing")
+                if why := _not_text(row):
+                    return failed(entry_id, why)
+                if prev_hash != prev:
+                    return failed(entry_id, "its link to the previous row is broken")
+                if row_hash(entry_id, kind, at, body, prev_hash) != digest:
+                    return failed(entry_id, "its content does not match its hash")
+                if crops:
+                    pictures.row(entry_id, body)
+                if head is not None and head_row is None and digest.startswith(head):
+                    head_row = entry_id
+                prev = digest
+                expected_id += 1
+        except sqlite3.DatabaseError as err:
+            damage = _read_error(expected_id, err)
+            if not isinstance(damage, LedgerDamaged):
+                raise damage from None
+            return failed(expected_id, str(damage), damaged=True)
+        last = (expected_id - 1, prev) if rows else None
+        changed = pictures.changed
+        if changed:
+            row_id, digest = changed[0]
+            why = f"its crop picture {digest[:12]}… was changed after it was recorded"
+            return Verification(False, rows, row_id, why, last, head_row=head_row,
+                                **pictures.summary())  # fmt: skip
+        return Verification(True, rows, head=last, head_row=head_row, **pictures.summary())
+
+    def export_chunks(self, fmt: str, chunk_chars: int = 1 << 16) -> Iterator[str]:
+        """Every row as CSV or JSON, in pieces of about ``chunk_chars`` characters, each
+        given as soon as its rows are read: a year of throws is not held in memory (the
+        whole text had been built at once: 200,000 throws took 1.2–2.3 GB).  Joined, the
+        pieces are :meth:`export`'s text.  ValueError at once for an unknown format; while
+        reading, LedgerDamaged where the file cannot be read on (what was given before is
+        not the whole ledger) and LedgerError for a row the ledger never wrote.
+
+        A writable ledger (the service's) is read through a connection of its own, which
+        sees the rows as they were when the export began: the appends go on meanwhile (the
+        write-ahead log is copied back into the main file only once the export ends)."""
+        if fmt not in ("csv", "json"):
+            raise ValueError(f"export formats are csv and json, not {fmt!r}")
+        return self._export_chunks(fmt, max(1, chunk_chars))
+
+    def _export_chunks(self, fmt: str, chunk_chars: int) -> Iterator[str]:
+        try:
+            db = self._db if self._read_only else self._reader()
+        except sqlite3.Error as err:
+            raise LedgerError(f"cannot read the ledger at {self.path}: {err}") from None
+        buffer = io.StringIO()
+        writer = csv.writer(buffer, lineterminator="\n")
+        pieces: list[str] = []
+        size = last = rows = 0
+        if fmt == "csv":
+            writer.writerow(["id", "kind", "at", "body", "hash"])
+        try:
+            query = "SELECT id, kind, at, body, hash FROM entries ORDER BY id"
+            for entry_id, kind, at, body, digest in db.execute(query):
+                record = _exported(entry_id, kind, at, body, digest)
+                if fmt == "json":  # as json.dumps(rows, indent=1) lays out the whole list
+                    text = json.dumps(record, ensure_ascii=False, indent=1).replace("\n", "\n ")
+                    pieces.append((",\n " if rows else "[\n ") + text)
+                else:
+                    writer.writerow([entry_id, kind, at, canonical(record["body"]), digest])
+                    pieces.append(buffer.getvalue())
+                    buffer.seek(0)
+                    buffer.truncate()
+                size += len(pieces[-1])
+                last = entry_id
+                rows += 1
+                if size >= chunk_chars:
+                    yield "".join(pieces)
+                    pieces.clear()
+                    size = 0
+        except (sqlite3.DatabaseError, LedgerError) as err:
+            failure = err if isinstance(err, LedgerError) else _read_error(last + 1, err)
+            yield "".join(pieces)  # every row that could be read, then why no more
+            raise failure from None
+        finally:
+            if db is not self._db:
+                db.close()
+        if fmt == "json":
+            pieces.append("\n]\n" if rows else "[]\n")
+        else:
+            pieces.append(buffer.getvalue())  # the header, where no row followed it
+        yield "".join(pieces)
+
+    def _reader(self) -> sqlite3.Connection:
+        """A read-only connection of its own (next() of a streamed export may come from
+        any of a web server's threads, one at a time)."""
+        uri = self.path.resolve().as_uri()
+        db = sqlite3.connect(f"{uri}?mode=ro", uri=True, check_same_thread=False)
+        db.isolation_level = None
+        return db
 
     def export(self, fmt: str) -> str:
-        rows: list[dict[str, Any]] = [
-            {"id": e.id, "kind": e.kind, "at": e.at, "body": e.body, "hash": e.hash}
-            for e in self.entries()
-        ]
-        if fmt == "json":
-            return json.dumps(rows, ensure_ascii=False, indent=1) + "\n"
-        if fmt == "csv":
-            buffer = io.StringIO()
-            writer = csv.writer(buffer, lineterminator="\n")
-            writer.writerow(["id", "kind", "at", "body", "hash"])
-            for r in rows:
-                writer.writerow([r["id"], r["kind"], r["at"], canonical(r["body"]), r["hash"]])
-            return buffer.getvalue()
-        raise ValueError(f"export formats are csv and json, not {fmt!r}")
+        """Every row as one CSV or JSON text: :meth:`export_chunks`, joined (small ledgers
+        only; stream a real one)."""
+        return "".join(self.export_chunks(fmt))
 
     def crop(self, digest: str, suffix: str = ".png") -> bytes:
         """A kept crop by its SHA-256.  LookupError when there is none; LedgerError when

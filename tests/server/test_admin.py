@@ -60,6 +60,10 @@ def test_admin_actions_need_the_pin_and_players_do_not(tmp_path: Path) -> None:
         assert client.get("/api/export?format=csv").status_code == 401
         export = client.get("/api/export?format=csv", headers={"X-Admin-PIN": "9090"})
         assert export.status_code == 200 and export.text.startswith("id,kind,at,body,hash")
+        assert export.text == ledger.export("csv")  # streamed, piece by piece: the same text
+        whole = client.get("/api/export?format=json", headers={"X-Admin-PIN": "9090"})
+        assert whole.headers["content-type"] == "application/json"
+        assert [row["kind"] for row in whole.json()] == ["die"]
         # a player at the table: a check, dice, a virtual throw — no PIN
         check = client.post(
             "/api/checks", json={"system": "d6pool", "params": {"level": 1, "difficulty": 1}}
