@@ -335,6 +335,7 @@ def _sources(
         reopen=reopen,
         collector=collector,
         areas=areas,
+        dice=None if demo else config.camera_dice,
     )
 
 

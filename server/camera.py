@@ -15,7 +15,7 @@ import math
 import threading
 import time
 from collections import Counter, deque
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import replace
 from typing import Any
 
@@ -23,6 +23,7 @@ import cv2
 import numpy as np
 
 from mechanics.reading import Reading
+from server.camera_dice import crowded_note, identities
 from server.collect import FaceCollector
 from server.diesets import DieSetStore
 from server.empty_tray import EmptyTrayError, EmptyTrayStore
@@ -62,11 +63,15 @@ class CameraSource:
         backoff: tuple[float, float] = (1.0, 30.0),
         collector: FaceCollector | None = None,
         areas: TrayAreaStore | None = None,
+        dice: Mapping[str, str] | None = None,
     ) -> None:
         """``frames`` None: not open yet, ``reopen`` opens it.  With ``reopen`` a camera
         that is lost (CameraError: unplugged, a stream gone) is opened again, waiting
         ``backoff`` (first, longest) seconds between tries, doubling.  ``areas``: the
-        tray's area in the picture (dice outside it are no part of a throw)."""
+        tray's area in the picture (dice outside it are no part of a throw).  ``dice``: the
+        registered die the camera reads for a die type (server/camera_dice.py)."""
+        self._dice: Mapping[str, str] = dice or {}
+        self._told_crowded = ""
         if frames is None and reopen is None:
             raise ValueError("a camera source needs frames, or a way to open them")
         self._reopen = reopen
@@ -332,16 +337,21 @@ class CameraSource:
         readings: list[Reading] = []
         extras: list[dict[str, Any]] = []
         unsure: Counter[str] = Counter()  # by kind: thrown together with the readings too
-        for d in result.dice:
+        names, crowded = identities([d.die for d in result.dice], self._dice)
+        if crowded and (said := crowded_note(crowded, self._dice)) != self._told_crowded:
+            self._told_crowded = said  # once a run, and again when it changes
+            self._table.source_event(self.name, "notice", {"detail": said})
+        for d, identity in zip(result.dice, names, strict=True):
             crop_hash, kept = self._table.ledger.store_crop(encode_crop(d.crop))
             if kept is None and not self._told_disk:
                 self._told_disk = True  # said once a run of the service: the fix is a person's
                 self._table.source_event(self.name, "notice", {"detail": (
                     "the disk is nearly full: dice pictures are no longer kept (throws still "
                     "are); lower keep_crops_days in the settings or free some space")})  # fmt: skip
-            reading = d.to_reading(self.name)
+            reading = d.to_reading(self.name, identity)
             if reading is None:
-                self._table.uncertain(self.name, {**d.to_dict(), "crop": crop_hash})
+                named = {"identity": identity} if identity is not None else {}
+                self._table.uncertain(self.name, {**d.to_dict(), "crop": crop_hash, **named})
                 unsure[d.die] += 1
                 continue
             readings.append(reading)

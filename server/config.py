@@ -60,6 +60,9 @@ class Config:
     settle_seconds: float = 0.6  # the dice still this long: the throw is read
     keep_crops_days: float = 365.0  # dice pictures older than this are removed; 0: kept for ever
     tray_area: TrayArea | None = None  # the tray's corners in the camera's picture; None: all
+    camera_dice: dict[str, str] = field(default_factory=dict)
+    # die type -> the registered die the camera reads for it: a throw's one die of that type
+    # names it, for its audit (two or more of the type in a throw: none, they are not told apart)
 
     @property
     def open_to_lan(self) -> bool:
@@ -82,7 +85,7 @@ SCALARS: dict[str, type] = {
 
 
 KIND_WORDS = MappingProxyType({int: "a whole number", float: "a number", str: "text"})
-FILE_ONLY = ("gpio", "towers")  # tables: set in the settings file only, never from the environment
+FILE_ONLY = ("gpio", "towers", "camera_dice")  # tables: the settings file only, never the env
 # DICEBRIDGE_* variables that are no setting of the service but read elsewhere: a variable
 # with the prefix that is neither a setting nor one of these is refused (a misspelled one
 # had been ignored, unsaid, and the default used)
@@ -236,10 +239,30 @@ def _from_file(data: dict[str, Any]) -> dict[str, Any]:
             values["gpio"] = _gpio(value)
         elif key == "towers":
             values["towers"] = tuple(_tower(i, t) for i, t in enumerate(value))
+        elif key == "camera_dice":
+            values["camera_dice"] = _camera_dice(value)
         else:
-            known = ", ".join(sorted([*SCALARS, "camera_size", "gpio", "towers", "tray_area"]))
+            tables = ("camera_dice", "camera_size", "gpio", "towers", "tray_area")
+            known = ", ".join(sorted([*SCALARS, *tables]))
             raise ConfigError(f"unknown setting {key!r}; settings are {known}")
     return values
+
+
+def _camera_dice(table: Any) -> dict[str, str]:
+    """``[camera_dice]``: a die type the camera reads -> the name of the registered die it
+    is (``d20 = "lucky-d20"``)."""
+    from mechanics.reading import DIE_TYPES
+
+    if not isinstance(table, dict):
+        raise ConfigError('[camera_dice] must be a table of die type = "registered die"')
+    for die, name in table.items():
+        if die not in DIE_TYPES or die == "d100":
+            types = ", ".join(t for t in DIE_TYPES if t != "d100")
+            raise ConfigError(f"camera_dice.{die}: not a die type the camera reads ({types})")
+        if not isinstance(name, str) or not name.strip():
+            raise ConfigError(f"camera_dice.{die} must be the name of a registered die "
+                              f"(`dicebridge dice add`), not {name!r}")  # fmt: skip
+    return {die: name.strip() for die, name in table.items()}
 
 
 def _size(value: Any) -> tuple[int, int]:

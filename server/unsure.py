@@ -54,7 +54,9 @@ def confirm_unsure(table: Table, row: int, face: int | None = None) -> dict[str,
         if face is None:
             raise ReadingRefused("the camera has no guess for this die: say which face it shows")
         source = str(body.get("source", "camera"))
-        reading = Reading(str(body["die"]), int(face), 1.0, source)  # a person says so
+        die = body.get("identity")  # the registered die the camera took it for, if any
+        reading = Reading(str(body["die"]), int(face), 1.0, source,  # a person says so
+                          die if isinstance(die, str) else None)  # fmt: skip
         extras = [{"crop": body.get("crop"), "box": body.get("box"), "confirms": row}]
         return table.from_source(source, [reading], extras)
 

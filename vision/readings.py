@@ -58,11 +58,12 @@ class DieReading:
     lean: tuple[float, float] | None = None  # a numbered die read at least LIKELY, whole: how
     # far its numeral lies from where a flat die has it (die sizes; see camera_slant)
 
-    def to_reading(self, source: str = "camera") -> Reading | None:
-        """The mechanics' reading, or None for an uncertain die (a person must decide)."""
+    def to_reading(self, source: str = "camera", identity: str | None = None) -> Reading | None:
+        """The mechanics' reading (``identity``: the registered die it is, where known), or
+        None for an uncertain die (a person must decide)."""
         if self.uncertain or self.value is None:
             return None
-        return Reading(self.die, self.value, round(self.confidence, 4), source)
+        return Reading(self.die, self.value, round(self.confidence, 4), source, identity)
 
     def to_dict(self) -> dict[str, object]:
         return {
