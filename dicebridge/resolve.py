@@ -79,12 +79,16 @@ def _dphi_args(p: argparse.ArgumentParser) -> None:
 def _dphi(args: argparse.Namespace, die: str | None) -> DiceCheck:
     if die is None and args.versus is None:
         die = "d100" if args.mode == "table" else "d10"
-    common = {"might": args.might, "swing": args.swing, "hops": args.hops, "die": die}
-    if args.versus is not None:
-        return create_check("dphi", versus=args.versus, **common, **_confidence(args))
+    # With --versus (PC against PC) every option goes to the check too, which refuses
+    # --static, --critical, --beat, --mode and --precision unless they change nothing
+    # (they were dropped without a word), as `odds dphi --versus` refuses them.
     return create_check(
         "dphi",
-        **common,
+        might=args.might,
+        swing=args.swing,
+        hops=args.hops,
+        die=die,
+        versus=args.versus,
         static=args.static,
         critical=args.critical,
         beat=args.beat,

@@ -10,6 +10,7 @@ says what it needs and how it resolves; the bookkeeping is here.
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass, field, replace
 from fractions import Fraction
 from typing import Any, Self
@@ -81,6 +82,24 @@ class DiceCheck:
     min_confidence: float = 0.5
     system: str = field(default="", init=False)
 
+    def __post_init__(self) -> None:
+        """Checks what every check takes; each system's ``__post_init__`` calls it first.
+
+        A reading's confidence lies in [0, 1] (1.0 for manual entry and the virtual
+        source), so a ``min_confidence`` outside it, or NaN, would refuse every die.
+        """
+        m = self.min_confidence
+        if (
+            isinstance(m, bool)
+            or not isinstance(m, int | float | Fraction)
+            or not math.isfinite(m)
+            or not 0 <= m <= 1
+        ):
+            raise ValueError(
+                f"min_confidence must be a number from 0 to 1 (a reading's confidence lies "
+                f"there, 1.0 for dice typed in), not {m!r}"
+            )
+
     def need(self) -> Need | None:
         raise NotImplementedError
 
@@ -149,8 +168,14 @@ class DiceCheck:
         ReadingRefused that says why; the check it was offered to is unchanged.
         """
         check = self
+        asked = self.need()  # the dice thrown together: they have no order among them
         for i, reading in enumerate(readings):
             need = check.need()
+            if need is None and asked is not None and i < asked.count:
+                # the check settled part way through one throw (a d6 pool at its cap): the
+                # rest of that throw is taken as it came, as thrown in another order it
+                # would have been, and changes nothing settled
+                need = asked
             if need is None:
                 extra = len(readings) - i
                 raise ReadingRefused(

@@ -32,6 +32,7 @@ class D5Check(DiceCheck):
     system: str = field(default="d5", init=False)
 
     def __post_init__(self) -> None:
+        super().__post_init__()
         if self.die not in ("d5", "d10", "d6", "d100"):
             raise ValueError("the d5 system is thrown with d5, d10, d6 or d100")
         if not 0 <= self.decimals <= MAX_DECIMALS:

@@ -14,8 +14,10 @@ Three modes:
 from __future__ import annotations
 
 import math
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from fractions import Fraction
+from types import MappingProxyType
 from typing import Literal
 
 from mechanics import digits
@@ -27,6 +29,34 @@ Mode = Literal["adaptive", "value", "table"]
 
 
 MAX_HOPS = 1000  # far past any table's use; the arithmetic overflows near 10⁹
+
+# What a one-roll check takes and PC against PC (a split check) does not: each with the
+# value that changes nothing (taken and dropped) and why any other is refused.  `resolve
+# dphi --versus`, `odds dphi --versus` and POST /api/checks refuse the same.
+SPLIT_REFUSED: Mapping[str, tuple[object, str]] = MappingProxyType(
+    {
+        "static": (
+            False,
+            "a static challenge does not roll, and PC against PC is two characters rolling",
+        ),
+        "critical": (
+            0,
+            'the seed: the critical boost "is at odds with other mechanics in dφ, such as '
+            'splitting dice rolls"',
+        ),
+        "beat": (0, "the higher roll wins: there is no other target to beat"),
+        "mode": ("adaptive", "each PC's dice are read until the two rolls are apart"),
+        "precision": (0.01, "each PC's dice are read until the two rolls are apart"),
+    }
+)
+
+
+def refuse_for_split(params: Mapping[str, object]) -> None:
+    """ValueError naming the first of ``params`` that PC against PC cannot take."""
+    for name, value in params.items():
+        if name in SPLIT_REFUSED and value is not None and value != SPLIT_REFUSED[name][0]:
+            why = SPLIT_REFUSED[name][1]
+            raise ValueError(f"{name} {value!r} does not apply to PC against PC (versus): {why}")
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -45,6 +75,7 @@ class DphiCheck(DiceCheck):
     system: str = field(default="dphi", init=False)
 
     def __post_init__(self) -> None:
+        super().__post_init__()
         if self.mode not in ("adaptive", "value", "table"):
             raise ValueError(f"unknown mode {self.mode!r}: adaptive, value or table")
         if self.mode == "table" and self.die not in ("d100", "d10"):
@@ -187,6 +218,7 @@ class DphiSplitCheck(DiceCheck):
     system: str = field(default="dphi", init=False)
 
     def __post_init__(self) -> None:
+        super().__post_init__()
         digits.digit_base(self.die)
         if not abs(self.hops) <= MAX_HOPS:  # as DphiCheck (NaN too)
             hops_to_factor(self.hops)  # past ±20,000ℏ its words as before: "beyond any swing"
@@ -253,6 +285,12 @@ class DphiSplitCheck(DiceCheck):
         return Need(self.die, 1, f"for the {who} PC's roll")
 
     def chance(self) -> tuple[float, Fraction | None]:
+        """The first PC's chance of the higher roll.  At a zero swing no die is read and
+        the mights decide: 1 or 0, and 0 for equal mights, which tie (not ½, which is a
+        one-roll check's limit as its swing shrinks)."""
+        if self.each.swing == 0:
+            won = Fraction(int(self.first > self.second))
+            return float(won), won
         whole = Roll(self.swing, self.first - self.second).with_hops(self.hops)
         return whole.p_success(), None
 
@@ -271,7 +309,7 @@ class DphiSplitCheck(DiceCheck):
                 else "a zero swing compares the mights, "
             ) + ("and the values are equal: " if won is None else "the higher value wins: ")
         verdict = "a tie" if won is None else f"the {'first' if won else 'second'} PC wins"
-        p, _ = self.chance()
+        p, exact = self.chance()
         s = self.each.swing
         return Resolution(
             system="dphi",
@@ -279,7 +317,7 @@ class DphiSplitCheck(DiceCheck):
             success=won,
             degree=(first - second) / s if s else None,
             probability=p,
-            exact=None,
+            exact=exact,
             readings=self.readings,
             explanation=(
                 f"{s:.4g}dφ + {self.first:g} rolled about {first:+.2f} against "

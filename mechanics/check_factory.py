@@ -17,7 +17,7 @@ from typing import Any
 from mechanics import d6pool
 from mechanics.check import DiceCheck
 from mechanics.check_d5 import D5Check
-from mechanics.check_dphi import DphiCheck, DphiSplitCheck
+from mechanics.check_dphi import SPLIT_REFUSED, DphiCheck, DphiSplitCheck, refuse_for_split
 from mechanics.check_pools import (
     D6PoolCheck,
     DecibelCheck,
@@ -79,6 +79,10 @@ def _fits(kind: str, value: object) -> bool:
         return isinstance(value, str)
     if kind == "tuple[int, ...]":
         return isinstance(value, list | tuple) and all(_fits("int", v) for v in value)
+    if kind == "Fate":  # a fate's name (any case), or the Fate itself from Python
+        return isinstance(value, d6pool.Fate) or (
+            isinstance(value, str) and value.upper() in d6pool.Fate.__members__
+        )
     return True
 
 
@@ -90,6 +94,7 @@ _SAID = MappingProxyType(
         "bool": "true or false",
         "str": "text",
         "tuple[int, ...]": "a list of whole numbers",
+        "Fate": "one of " + ", ".join(f.name.lower() for f in d6pool.Fate),
     }
 )
 
@@ -108,9 +113,12 @@ def create_check(system: str, **params: Any) -> DiceCheck:
             raise ValueError(f"{system}: {name} must be {_SAID[kinds[name]]}, not {value!r}")
     try:
         if system == "dphi":
-            if "versus" in params:
+            if "versus" in params:  # PC against PC: what only a one-roll check takes is
+                # refused unless it changes nothing (as `odds dphi --versus`)
                 versus = params.pop("versus")
-                return DphiSplitCheck(first=params.pop("might"), second=versus, **params)
+                refuse_for_split(params)
+                split = {k: v for k, v in params.items() if k not in SPLIT_REFUSED}
+                return DphiSplitCheck(first=split.pop("might"), second=versus, **split)
             return DphiCheck(**params)
         if system == "peupfudge":
             if "opposed" in params:  # each side's L + A given whole: a level, bonus or
@@ -120,7 +128,7 @@ def create_check(system: str, **params: Any) -> DiceCheck:
             return PeupfudgeCheck(**params)
         if system == "d6pool":
             roller_args = {k: params.pop(k) for k in ROLLER_FIELDS if k in params}
-            if isinstance(roller_args.get("fate"), str):
+            if "fate" in roller_args:  # a name, as checked above (3, ["lucky"] were a 500)
                 roller_args["fate"] = d6pool.Fate.named(roller_args["fate"])
             return D6PoolCheck(roller=d6pool.Roller(**roller_args), **params)
         if system == "decibel":

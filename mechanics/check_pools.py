@@ -30,6 +30,7 @@ class PeupfudgeCheck(DiceCheck):
     system: str = field(default="peupfudge", init=False)
 
     def __post_init__(self) -> None:
+        super().__post_init__()
         if self.die not in ("dF", "d6"):
             raise ValueError("Peupfudge is thrown with dF, or with d6s read as dF")
         if not 0 <= self.dice <= MAX_DICE:
@@ -70,6 +71,7 @@ class D6PoolCheck(DiceCheck):
     system: str = field(default="d6pool", init=False)
 
     def __post_init__(self) -> None:
+        super().__post_init__()
         if self.roller.dice > MAX_DICE:
             raise ValueError(
                 f"a pool of {self.roller.dice} dice is beyond the {MAX_DICE} a table holds"
@@ -84,10 +86,30 @@ class D6PoolCheck(DiceCheck):
             return 1, 0
         return 1, 1
 
-    def need(self) -> Need | None:
+    def _left(self) -> int:
+        """Dice still to throw under the rule: the pool and every explosion, less those read."""
         extra = sum(self._faces(r.face)[1] for r in self.readings)
-        left = self.roller.dice + extra - len(self.readings)
-        if left <= 0:
+        return self.roller.dice + extra - len(self.readings)
+
+    def _sure_wins(self) -> int:
+        """Wins the dice not yet thrown bring whatever they show: one each when no face
+        loses (blessed), none otherwise."""
+        return self._left() if self.roller.fate.lose == 0 else 0
+
+    def settled(self) -> bool:
+        """Whether no die still to throw can change the total: the wins read (and those the
+        unthrown dice are sure to bring) already reach the cap, or with leverage before the
+        cap, cap − leverage.  The total only grows with wins and stops there, so the full
+        throw would give the same total; `resolve d6pool --level 9 --difficulty 9` asked for
+        9 more d6 after nine 5s."""
+        r = self.roller
+        reach = r.cap - r.leverage if r.leverage_before_cap else r.cap
+        wins = sum(self._faces(x.face)[0] for x in self.readings)
+        return wins + self._sure_wins() >= reach
+
+    def need(self) -> Need | None:
+        left = self._left()
+        if left <= 0 or self.settled():
             return None
         if not self.readings:
             return Need("d6", left)
@@ -100,18 +122,28 @@ class D6PoolCheck(DiceCheck):
         return float(p), p
 
     def resolve(self) -> Resolution:
+        """The total of the dice read; once :meth:`settled`, dice the rule would still throw
+        are not asked for (blessed ones left unthrown count the win each is sure of)."""
         r = self.roller
-        wins = sum(self._faces(x.face)[0] for x in self.readings)
+        left = max(self._left(), 0)
+        read = sum(self._faces(x.face)[0] for x in self.readings)
+        sure = self._sure_wins() if left else 0
+        wins = read + sure
         if r.leverage_before_cap:
             total = min(wins + r.leverage, r.cap)
         else:
             total = min(wins, r.cap) + r.leverage
         explosions = sum(self._faces(x.face)[1] for x in self.readings)
         capped = " (capped)" if wins > r.cap else ""
+        said = f"gave {wins} wins{capped}"
+        if left:
+            said = f"gave {read} wins; {left} more d6 could not change the score and were not " + (
+                f"thrown (blessed, a sure win each: {wins} wins{capped})" if sure else "thrown"
+            )
         return self.reached(
             total,
             self.difficulty,
-            f"{len(self.readings)} d6 ({explosions} from explosions) gave {wins} wins{capped}"
+            f"{len(self.readings)} d6 ({explosions} from explosions) {said}"
             f"{f', leverage {r.leverage:+d}' if r.leverage else ''}: {total} against "
             f"{self.difficulty} ({d6pool.difficulty_name(self.difficulty)})",
             (("wins", wins), ("explosions", explosions)),
@@ -130,6 +162,7 @@ class DecibelCheck(DiceCheck):
     system: str = field(default="decibel", init=False)
 
     def __post_init__(self) -> None:
+        super().__post_init__()
         decibel.validate(self.pool, self.discard)
         if (self.target is None) == (self.versus is None):
             raise ValueError("a Decibel check needs a target or an opposing pool (one of them)")
@@ -202,6 +235,7 @@ class PeupfudgeOpposedCheck(DiceCheck):
     system: str = field(default="peupfudge", init=False)
 
     def __post_init__(self) -> None:
+        super().__post_init__()
         if len(self.scores) < 2:
             raise ValueError("an opposed action needs at least two participants")
         if self.die not in ("dF", "d6"):
@@ -211,6 +245,10 @@ class PeupfudgeOpposedCheck(DiceCheck):
         if self.dice * len(self.scores) > MAX_DICE:  # 2,000 players took a minute to work out
             raise ValueError(f"an opposed action throws at most {MAX_DICE} dice in all, not "
                              f"{self.dice} for each of {len(self.scores)}")  # fmt: skip
+        if len(self.scores) > MAX_DICE:  # at 0 dice each the bound above is 0: 3,000
+            # participants took 35 s to work out (as many as dice a table holds, at most)
+            raise ValueError(f"an opposed action has at most {MAX_DICE} participants, "
+                             f"not {len(self.scores)}")  # fmt: skip
         if any(abs(score) > MAX_SCORE for score in self.scores):
             raise ValueError(f"an opposed action's scores are within ±{MAX_SCORE}")
 

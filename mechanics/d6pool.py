@@ -61,12 +61,17 @@ class Fate(enum.Enum):
         return self.value[2]
 
     @staticmethod
-    def named(name: str) -> Fate:
-        try:
+    def named(name: object) -> Fate:
+        """The fate of that name (any case); a Fate is itself.  Anything else is refused."""
+        if isinstance(name, Fate):
+            return name
+        if isinstance(name, str) and name.upper() in Fate.__members__:
             return Fate[name.upper()]
-        except KeyError:
-            names = ", ".join(f.name.lower() for f in Fate)
-            raise ValueError(f"unknown fate {name!r}; one of {names}") from None
+        raise ValueError(f"unknown fate {name!r}; one of {Fate.names()}")
+
+    @staticmethod
+    def names() -> str:
+        return ", ".join(f.name.lower() for f in Fate)
 
 
 def difficulty_name(difficulty: int) -> str:
@@ -170,6 +175,8 @@ class Roller:
     leverage_before_cap: bool = False
 
     def __post_init__(self) -> None:
+        if not isinstance(self.fate, Fate):  # a 3 or a "lucky" here failed later, in .value
+            raise ValueError(f"a roller's fate is a Fate ({Fate.names()}), not {self.fate!r}")
         if abs(self.leverage) > MAX_LEVERAGE:  # read before the cap, the dice's wins are
             # worked out as far as the leverage reaches: 10**6 ran into gigabytes
             raise ValueError(f"leverage must be within ±{MAX_LEVERAGE}, not {self.leverage}")

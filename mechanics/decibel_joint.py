@@ -12,9 +12,12 @@ integers over 20^N, exact for any pool.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable
+import math
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from fractions import Fraction
+from functools import cache
+from itertools import product
 
 from mechanics.decibel import FACES, MIN_KEPT, SecondarySource, secondary_rank, validate
 from mechanics.distribution import Distribution
@@ -105,8 +108,70 @@ def compound_distribution(pool: int, discard: int = 0) -> JointDistribution:
         raise ValueError(
             f"a compound check needs at least {MIN_KEPT + 2} kept dice, this one keeps {kept}"
         )
-    counts = order_statistics_counts(pool, (1, 2, kept - 1, kept))
-    return JointDistribution.from_counts(((e - a, c - b), w) for (a, b, c, e), w in counts.items())
+    return JointDistribution.from_counts(_compound_counts(pool, kept))
+
+
+def _compound_counts(n: int, kept: int) -> Iterator[tuple[tuple[int, int], int]]:
+    """((v_R − v_1, v_(R−1) − v_2), count) over the rolls of ``n`` d20s, R = ``kept`` ≥ 4.
+
+    In closed form, where :func:`order_statistics_counts` took 36 s for 200 dice.  The
+    rolls with v_1 ≥ a, v_2 ≥ b, v_(R−1) ≤ c and v_R ≤ e (a ≤ b ≤ c ≤ e) have every die
+    ≥ a, at most one below b, at least R − 1 at most c and at least R at most e.  With i
+    (0 or 1) dice in [a, b), the other n − i fall in [b, c] (m faces), (c, e] or above e
+    (t faces): at least α = R − 1 − i in [b, c], and one more either there or in (c, e]:
+
+        G = Σ_i C(n, i) (b − a)^i [S(n − i, α + 1; m, 20 − c)
+                                   + C(n − i, α) m^α ((20 − c)^(n−R+1) − t^(n−R+1))],
+
+    S(M, k; p, q) = Σ_{j ≥ k} C(M, j) p^j q^(M−j).  Each exact point count is G's
+    difference in its four arguments (v_1 = a is v_1 ≥ a less v_1 ≥ a + 1, …), over the
+    8,855 quadruples a ≤ b ≤ c ≤ e: about 0.5 s for any pool.
+    """
+    tail = n - kept + 1
+
+    @cache
+    def at_least(m: int, k: int, p: int, q: int) -> int:  # S(m, k; p, q)
+        if k > m:
+            return 0
+        if m - k + 1 <= k:  # the shorter of the two sums
+            above: int = sum(math.comb(m, j) * p**j * q ** (m - j) for j in range(k, m + 1))
+            return above
+        below: int = sum(math.comb(m, j) * p**j * q ** (m - j) for j in range(k))
+        every: int = (p + q) ** m
+        return every - below
+
+    memo: dict[tuple[int, int, int, int], int] = {}
+
+    def rolls(a: int, b: int, c: int, e: int) -> int:  # G(a, b, c, e), any arguments
+        b, c = max(a, b), min(c, e)  # v_2 ≥ v_1 ≥ a, v_(R−1) ≤ v_R ≤ e already
+        if a > FACES or e < 1 or b > c:  # v_2 ≤ v_(R−1): R ≥ 4
+            return 0
+        key = (a, b, c, e)
+        if key not in memo:
+            m, rest, t = c - b + 1, FACES - c, FACES - e
+            spill = rest**tail - t**tail
+            total = 0
+            for i, low in ((0, 1), (1, n * (b - a))):
+                if low:
+                    alpha = kept - 1 - i
+                    total += low * (
+                        at_least(n - i, alpha + 1, m, rest)
+                        + math.comb(n - i, alpha) * m**alpha * spill
+                    )
+            memo[key] = total
+        return memo[key]
+
+    corners = [(*d, (-1) ** sum(d)) for d in product((0, 1), repeat=4)]
+    for a in range(1, FACES + 1):
+        for b in range(a, FACES + 1):
+            for c in range(b, FACES + 1):
+                for e in range(c, FACES + 1):
+                    w = sum(
+                        sign * rolls(a + da, b + db, c - dc, e - de)
+                        for da, db, dc, de, sign in corners
+                    )
+                    if w:
+                        yield (e - a, c - b), w
 
 
 def p_compound_success(pool: int, discard: int, first_target: int, second_target: int) -> Fraction:

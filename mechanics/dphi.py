@@ -73,6 +73,37 @@ def split_hops(rollers: int) -> float:
     return -10.0 * math.log2(rollers)
 
 
+def characters_hops(characters: int) -> float:
+    """The swing modifier of a check whose one roll stands for ``characters`` characters.
+
+    The seed: "a check functions as if each character were rolling for his own
+    capability, but the various individual rolls are merged into a single one", and the
+    PC-vs-NPC roll of σ "is implicitly understood to be the combination of a split roll
+    of the PC against the NPC" — each character rolls σ/√2 (−10ℏ).  k such rolls merge
+    into one of σ·√(k/2): +10·log₂(k/2)ℏ.  Two characters (the base case): 0ℏ; one,
+    against a static challenge: −10ℏ, the seed's rule; three: +5.85ℏ; four: +10ℏ.
+    """
+    if characters < 1:
+        raise ValueError(f"a check needs at least one character who rolls, not {characters}")
+    return 10.0 * math.log2(characters / 2)
+
+
+def rolling_characters(allies: int, opponents: int, static: bool = False) -> int:
+    """How many characters a check's roll stands for, from the mights it was given.
+
+    ``allies`` counts the acting side's mights (the acting character's among them),
+    ``opponents`` the opposing side's.  No opponent listed: the opposition is already
+    in the acting might (the net might of a PC-vs-NPC roll), one character, or with
+    ``static`` a challenge, none.  With ``static`` one opponent listed is the challenge's
+    score: objects do not roll.
+    """
+    if allies < 1:
+        raise ValueError("a check needs the might of at least one acting character")
+    if static:
+        return allies + max(opponents - 1, 0)
+    return allies + max(opponents, 1)
+
+
 def clamp_chance(p: float, critical: float) -> float:
     """The critical boost: every roll keeps at least ``critical`` chance either way."""
     _check_critical(critical)
@@ -213,11 +244,16 @@ def check(
 ) -> Check:
     """The general check: collaborators' mights add, opponents' mights subtract.
 
-    ``static`` applies the seed's −10ℏ for a challenge that does not roll (a
-    trap, a wall): with no opponents, pass the challenge's score as an opponent.
+    The roll stands for every character in it (:func:`rolling_characters`), so its
+    swing takes :func:`characters_hops` on top of ``hops``: 0ℏ for one against one,
+    +10ℏ for two against two.  ``static``: a challenge that does not roll (a trap, a
+    wall) opposes, its score passed as an opponent (or already in the acting might):
+    one PC against it rolls at the seed's −10ℏ.
     """
+    allies, opponents = list(allies), list(opponents)
     might = sum(allies) - sum(opponents)
-    total_hops = hops + (SPLIT_HOPS if static else 0.0)
+    characters = rolling_characters(len(allies), len(opponents), static)
+    total_hops = hops + characters_hops(characters)
     return Check(Roll(swing, might).with_hops(total_hops), critical)
 
 
@@ -238,15 +274,32 @@ class SplitContest:
     """PC against PC, both rolling: each at −10ℏ, the higher roll wins.
 
     The difference of the two rolls is exactly the unsplit roll, so the first
-    PC's chance is Φ((μ₁ − μ₂)/σ) whoever rolls.
+    PC's chance is Φ((μ₁ − μ₂)/σ) whoever rolls.  Equal rolls tie: with a swing,
+    never (probability 0); at a zero swing, whenever the mights are equal — no die
+    is rolled, the higher might wins, equal mights tie (not ½ each).
     """
 
     first: Roll
     second: Roll
 
     @property
+    def _difference(self) -> Roll:
+        return self.first.merge(Roll(self.second.swing, -self.second.might))
+
+    @property
     def p_first_wins(self) -> float:
-        return self.first.merge(Roll(self.second.swing, -self.second.might)).p_success()
+        d = self._difference
+        return (1.0 if d.might > 0 else 0.0) if d.swing == 0 else d.p_success()
+
+    @property
+    def p_second_wins(self) -> float:
+        d = self._difference
+        return (1.0 if d.might < 0 else 0.0) if d.swing == 0 else phi(-d.might / d.swing)
+
+    @property
+    def p_tie(self) -> float:
+        d = self._difference
+        return float(d.swing == 0 and d.might == 0)
 
 
 def pc_vs_pc(

@@ -93,3 +93,11 @@ def test_impossible_input_is_refused_with_a_message(
     with pytest.raises(SystemExit) as exit_info:
         main(["odds", "decibel", *argv])
     assert str(exit_info.value.code).startswith("dicebridge odds decibel: ")
+
+
+def test_a_compound_check_of_200_dice_answers(capsys: pytest.CaptureFixture[str]) -> None:
+    """It took 35 s (the order-statistics programme; docs/mechanics/decibel.md)."""
+    out = run_json(capsys, "--pool", "200", "--target", "19", "--second-target", "17")
+    both, second = out["p_both_succeed"], out["p_second_succeeds"]
+    assert isinstance(both, dict) and isinstance(second, dict)
+    assert 0 < Fraction(str(both["exact"])) < Fraction(str(second["exact"])) < 1

@@ -85,3 +85,59 @@ def test_resolve_versus_reads_each_u_to_sixteen_digits(
     assert tie["outcome"] == "tie" and tie["success"] is None
     hops = resolve(capsys, "--might", "6", "--versus", "4", "--hops", "1001", rc=2)
     assert "hops must be within ±1000" in hops["error"]
+
+
+@pytest.mark.parametrize(
+    ("flag", "says"),
+    [
+        (["--static"], "static True does not apply to PC against PC"),
+        (["--critical", "0.05"], "critical 0.05 does not apply to PC against PC"),
+        (["--beat", "1"], "beat 1.0 does not apply to PC against PC"),
+        (["--mode", "value"], "mode 'value' does not apply to PC against PC"),
+        (["--mode", "table"], "mode 'table' does not apply to PC against PC"),
+        (["--precision", "0.5"], "precision 0.5 does not apply to PC against PC"),
+    ],
+)
+def test_resolve_versus_refuses_what_a_split_check_cannot_take(
+    capsys: pytest.CaptureFixture[str], flag: list[str], says: str
+) -> None:
+    """`resolve --versus` dropped these without a word, where `odds --versus` clamped the
+    chance to --critical: the two reported different chances for one check."""
+    out = resolve(capsys, "--might", "6", "--versus", "4", *flag, rc=2)
+    assert out["status"] == "refused" and says in out["error"]
+
+
+def test_odds_versus_refuses_what_resolve_refuses(capsys: pytest.CaptureFixture[str]) -> None:
+    with pytest.raises(SystemExit, match=r"--critical 0\.05 does not apply to PC against PC"):
+        main(["odds", "dphi", "--might", "6", "--versus", "4", "--critical", "0.05"])
+    with pytest.raises(SystemExit, match="--static True does not apply to PC against PC"):
+        main(["odds", "dphi", "--might", "6", "--versus", "4", "--static"])
+    # what changes nothing is taken by both, and both give the same chance
+    odds_p = odds(capsys, "--might", "6", "--versus", "4", "--critical", "0")["probability"]
+    out = resolve(capsys, "--might", "6", "--versus", "4", "--critical", "0", "--mode", "adaptive")
+    assert out["status"] == "need" and out["probability"] == odds_p == pytest.approx(phi(2 / 8))
+
+
+def test_versus_at_a_zero_swing_is_exact(capsys: pytest.CaptureFixture[str]) -> None:
+    """odds said ½ and ½ for equal mights, where resolve (and the docs) said a sure tie."""
+    even = odds(capsys, "--might", "1", "--swing", "0", "--versus", "1")
+    assert (even["probability"], even["p_second_wins"]) == (0, 0)  # were 0.5 and 0.5
+    assert even["p_tie"] == 1
+    ahead = odds(capsys, "--might", "2", "--swing", "0", "--versus", "1")
+    assert (ahead["probability"], ahead["p_second_wins"], ahead["p_tie"]) == (1, 0, 0)
+    tie = resolve(capsys, "--might", "1", "--swing", "0", "--versus", "1")
+    assert tie["outcome"] == "tie" and (tie["probability"], tie["exact"]) == (0, "0/1")
+    won = resolve(capsys, "--might", "2", "--swing", "0", "--versus", "1")
+    assert won["outcome"] == "success" and (won["probability"], won["exact"]) == (1, "1/1")
+
+
+def test_each_character_widens_the_swing(capsys: pytest.CaptureFixture[str]) -> None:
+    """Five characters in one roll kept swing 8: each rolls σ/√2 and the rolls merge."""
+    out = odds(capsys, "--might", "5", "--ally", "3", "--ally", "4", "--opponent", "10",
+               "--opponent", "2")  # fmt: skip
+    assert out["swing"] == pytest.approx(8 * math.sqrt(5 / 2))
+    assert out["characters_rolling"] == 5 and out["might"] == 0
+    two = odds(capsys, "--might", "5", "--opponent", "4")
+    assert two["swing"] == 8.0 and two["probability"] == pytest.approx(phi(1 / 8))
+    trap = odds(capsys, "--might", "5", "--ally", "3", "--opponent", "6", "--static")
+    assert trap["swing"] == pytest.approx(8.0) and trap["characters_rolling"] == 2

@@ -83,3 +83,31 @@ def test_peupfudge_opposed(capsys: pytest.CaptureFixture[str]) -> None:
         "--dice", "dF:+", "dF:0", "dF:0", "dF:0", "dF:0", "dF:0",
     )  # fmt: skip
     assert tie["success"] is None and tie["winners"] == [1, 2]
+
+
+def test_a_capped_pool_asks_for_no_more_explosions(capsys: pytest.CaptureFixture[str]) -> None:
+    """Nine 5s at level 9 reached the cap, yet it said "throw 9 more d6 for the explosions"."""
+    nines = ("d6pool", "--level", "9", "--difficulty", "9", "--dice", *["d6:5"] * 9)
+    out = resolve(capsys, *nines)
+    assert out["status"] == "resolved" and (out["value"], out["success"]) == (9, True)
+    assert "9 more d6 could not change the score and were not thrown" in out["explanation"]
+    refused = resolve(capsys, *nines, "d6:1", rc=2)
+    assert "not needed" in refused["error"]
+    # below the cap the explosions are still asked for
+    out = resolve(capsys, "d6pool", "--level", "9", "--difficulty", "9", "--dice", *["d6:5"] * 8)
+    assert out["status"] == "need" and out["prompt"] == "throw 9 more d6"
+    assert main(["resolve", *nines]) == 0
+    assert capsys.readouterr().out.startswith("9 d6 (9 from explosions) gave 9 wins;")
+
+
+@pytest.mark.parametrize("bad", ["1.5", "-0.5", "nan", "inf"])
+def test_min_confidence_outside_0_to_1_is_refused(
+    capsys: pytest.CaptureFixture[str], bad: str
+) -> None:
+    """--min-confidence 1.5 refused every die, even one typed in (confidence 1.0)."""
+    out = resolve(capsys, "d6pool", "--level", "2", "--difficulty", "3", "--min-confidence", bad,
+                  "--dice", "d6:3", rc=2)  # fmt: skip
+    assert out["status"] == "refused" and "min_confidence" in out["error"]
+    ok = resolve(capsys, "d6pool", "--level", "2", "--difficulty", "3", "--min-confidence", "1",
+                 "--dice", "d6:3", "d6:1")  # fmt: skip
+    assert ok["status"] == "resolved"

@@ -7,7 +7,7 @@ import math
 
 from dicebridge.odds import OddsInputError, OddsReport
 from mechanics import dphi
-from mechanics.check_dphi import MAX_HOPS
+from mechanics.check_dphi import MAX_HOPS, refuse_for_split
 
 HELP = "dφ: one roll of σdφ + μ succeeds when positive (swing 8, hops, static, critical)"
 
@@ -39,8 +39,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         help="critical boost: the chance stays within [C, 1−C] (0.05 = a d20's crits)",
     )
     repeatable = (
-        ("--ally", "a collaborator's might, added (repeatable)"),
-        ("--opponent", "an opponent's might, subtracted (repeatable)"),
+        ("--ally", "a collaborator's might, added; each character widens the swing (repeatable)"),
+        ("--opponent", "an opponent's might, subtracted; widens the swing too (repeatable)"),
         ("--against", "compare the one roll with each of several mights (repeatable)"),
     )
     for flag, text in repeatable:
@@ -89,9 +89,19 @@ def compute(args: argparse.Namespace) -> OddsReport:
     ]
     if roll.swing > 0:
         facts += [(f"{q:.0%} of rolls fall below", roll.quantile(q)) for q in (0.05, 0.5, 0.95)]
+    # The roll stands for every character's (docs/mechanics/dphi.md): one against one
+    # takes 0ℏ, one against a static challenge −10ℏ, and each more character more.
+    characters = dphi.rolling_characters(1 + len(args.ally), len(args.opponent), args.static)
+    if args.ally or args.opponent:
+        facts.append(("characters rolling", characters))
     notes = []
-    if args.static:
+    if args.static and characters == 1:
         notes.append("static challenge: −10ℏ applied, since objects do not roll")
+    elif characters != 2:
+        notes.append(
+            f"{characters} characters roll{' against a static challenge' * args.static}, each"
+            f" at −10ℏ, merged into one roll: {dphi.characters_hops(characters):+.4g}ℏ"
+        )
     if args.critical:
         notes.append(f"critical boost {args.critical:g}: chance clamped to [C, 1−C]")
     if args.against:
@@ -114,19 +124,29 @@ def compute(args: argparse.Namespace) -> OddsReport:
 
 
 def _versus(args: argparse.Namespace) -> OddsReport:
-    if args.static or args.ally or args.opponent or args.against:
+    try:  # what the check (`resolve dphi --versus`) refuses, refused here in its words
+        refuse_for_split({"static": args.static, "critical": args.critical})
+    except ValueError as err:
+        raise OddsInputError(f"--{err}") from None
+    if args.ally or args.opponent or args.against:
         raise OddsInputError("--versus (PC against PC) cannot be combined with other opponents")
     contest = dphi.pc_vs_pc(args.might, args.versus, swing=args.swing, hops=args.hops)
-    p = dphi.clamp_chance(contest.p_first_wins, args.critical)
     s = contest.first.swing
+    notes = ["each PC rolls at −10ℏ, so the chance is the same as one unsplit roll"]
+    if s == 0:
+        notes = ["a zero swing: no die is rolled, the higher might wins, equal mights tie"]
     return OddsReport(
         system="dphi",
         description=(
             f"{s:.4g}dφ {_signed(args.might)} against {s:.4g}dφ {_signed(args.versus)}:"
             " higher roll wins"
         ),
-        probability=p,
+        probability=contest.p_first_wins,
         exact=None,
-        facts=(("split swing", s), ("P(second wins)", 1.0 - p)),
-        notes=("each PC rolls at −10ℏ, so the chance is the same as one unsplit roll",),
+        facts=(
+            ("split swing", s),
+            ("P(second wins)", contest.p_second_wins),
+            ("P(tie)", contest.p_tie),
+        ),
+        notes=notes,
     )

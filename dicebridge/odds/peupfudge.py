@@ -7,7 +7,6 @@ import argparse
 from dicebridge.odds import OddsInputError, OddsReport
 from mechanics import peupfudge
 from mechanics.check_pools import PeupfudgeCheck, PeupfudgeOpposedCheck
-from mechanics.reading import MAX_DICE
 
 HELP = "Peupfudge: L + A + R ≥ D with R = NdF (4dF; opposed actions 3dF)"
 
@@ -67,17 +66,11 @@ def _opposed(args: argparse.Namespace, facts: list[tuple[str, object]]) -> OddsR
     if len(args.opposed) < 2:
         raise OddsInputError("--opposed needs the L + A of at least two participants")
     dice = peupfudge.OPPOSED_DICE if args.dice is None else args.dice
-    try:
+    try:  # the check's bounds: at most MAX_DICE dice in all, and at most MAX_DICE
+        # participants should they throw no dice (the check and `odds` refuse the same)
         PeupfudgeOpposedCheck(scores=tuple(args.opposed), dice=dice)
     except ValueError as err:
         raise OddsInputError(str(err)) from None
-    # The check throws every participant's dice in turn: at most MAX_DICE in all, as any
-    # check (and at most MAX_DICE participants, should they throw no dice).
-    if dice * len(args.opposed) > MAX_DICE or len(args.opposed) > MAX_DICE:
-        raise OddsInputError(
-            f"an opposed action of {len(args.opposed)} participants throwing {dice}dF each"
-            f" is beyond the {MAX_DICE} dice (and participants) a table holds"
-        )
     people = [
         peupfudge.Participant(f"#{i}", score, dice) for i, score in enumerate(args.opposed, 1)
     ]

@@ -3,6 +3,9 @@ and bad readings are refused without losing anything."""
 
 from __future__ import annotations
 
+import dataclasses
+import itertools
+import random
 from collections.abc import Mapping
 from fractions import Fraction
 
@@ -275,3 +278,193 @@ def test_the_seeds_race_through_the_check() -> None:
     res = race.accept(*(Reading("dF", f) for f in faces)).resolve()
     assert dict(res.details)["totals"] == [3, 6, 5]
     assert dict(res.details)["winners"] == [2] and res.success is False
+
+
+# --- the reviewer's findings (each test failed before its fix) --------------------------------
+@pytest.mark.parametrize("fate", [3, ["lucky"], {"a": 1}, True, 2.5, "lucy", ""])
+def test_d6pool_fate_must_be_a_fates_name(fate: object) -> None:
+    """POST /api/checks with "fate": 3 (or ["lucky"], {"a": 1}, true) was a 500: the fate
+    went to the Roller as it was, and failed as 'int' object has no attribute 'value'."""
+    from mechanics.check_factory import create_check
+
+    with pytest.raises(ValueError, match="fate must be one of cursed, unlucky, neutral, lucky, "):
+        create_check("d6pool", level=3, difficulty=4, fate=fate)
+
+
+def test_a_roller_takes_only_a_fate() -> None:
+    from mechanics.check_factory import create_check
+
+    with pytest.raises(ValueError, match="cursed, unlucky, neutral, lucky, blessed"):
+        d6pool.Roller(3, "lucky")  # type: ignore[arg-type]
+    with pytest.raises(ValueError, match="cursed, unlucky, neutral, lucky, blessed"):
+        d6pool.Fate.named(3)
+    check = create_check("d6pool", level=3, difficulty=4, fate="Lucky")
+    assert isinstance(check, D6PoolCheck) and check.roller.fate is d6pool.Fate.LUCKY
+    assert create_check("d6pool", level=3, difficulty=4, fate=d6pool.Fate.CURSED).chance()[1] == (
+        d6pool.p_check(d6pool.Roller(3, d6pool.Fate.CURSED), 4)
+    )
+
+
+def test_an_opposed_action_has_at_most_200_participants_even_throwing_no_dice() -> None:
+    """3,000 participants throwing 0 dice each passed the 200-dice bound (0 in all) and took
+    35 s to work out; `odds peupfudge` refused them, the check did not."""
+    from mechanics.check_factory import create_check
+    from mechanics.check_pools import PeupfudgeOpposedCheck
+
+    for n in (201, 3000):
+        with pytest.raises(ValueError, match=f"at most 200 participants, not {n}"):
+            create_check("peupfudge", opposed=list(range(n)), dice=0)
+        with pytest.raises(ValueError, match="at most 200 participants"):
+            PeupfudgeOpposedCheck(scores=tuple(range(n)), dice=0)
+    most = create_check("peupfudge", opposed=list(range(200)), dice=0)
+    assert most.need() is None and most.resolve().success is False  # #200 has the top score
+
+
+def _every_check(min_confidence: object) -> list[DiceCheck]:
+    from mechanics.check_factory import create_check
+
+    c = {"min_confidence": min_confidence}
+    return [
+        create_check("dphi", might=1.0, **c),
+        create_check("dphi", might=1.0, versus=0.5, **c),
+        create_check("peupfudge", level=2, difficulty=3, **c),
+        create_check("peupfudge", opposed=[1, 2], **c),
+        create_check("d6pool", level=3, difficulty=4, **c),
+        create_check("decibel", pool=5, target=10, **c),
+        create_check("d5", at_least=1, **c),
+    ]
+
+
+def _check_classes(cls: type[DiceCheck] = DiceCheck) -> list[type[DiceCheck]]:
+    subs = cls.__subclasses__()
+    return subs + [c for s in subs for c in _check_classes(s)]
+
+
+@pytest.mark.parametrize("bad", [1.5, -0.1, float("nan"), float("inf"), -float("inf")])
+def test_min_confidence_lies_between_0_and_1(bad: float) -> None:
+    """min_confidence 1.5 made a check refuse every die, even the virtual source's at 1.0."""
+    from mechanics.check_factory import create_check
+
+    with pytest.raises(ValueError):  # through create_check ("a finite real number" for NaN)
+        create_check("d6pool", level=3, difficulty=4, min_confidence=bad)
+    built = {type(c) for c in _every_check(0.5)}
+    assert built == set(_check_classes())  # every kind of check, each made directly too
+    for check in _every_check(0.5):
+        with pytest.raises(ValueError, match="min_confidence must be a number from 0 to 1"):
+            dataclasses.replace(check, min_confidence=bad)
+
+
+def test_min_confidence_bounds_themselves_are_taken() -> None:
+    for edge in (0, 0.0, 1, 1.0):
+        for check in _every_check(edge):
+            need = check.need()
+            assert need is not None
+            face = 0 if need.die == "dF" else 1
+            check.accept(Reading(need.die, face, confidence=1.0, source="virtual"))
+    strict = _every_check(1.0)[4]
+    with pytest.raises(ReadingRefused, match="uncertain"):
+        strict.accept(Reading("d6", 3, confidence=0.99))
+
+
+def _rule_total(roller: d6pool.Roller, wins: int) -> int:
+    if roller.leverage_before_cap:
+        return min(wins + roller.leverage, roller.cap)
+    return min(wins, roller.cap) + roller.leverage
+
+
+def _face_effect(fate: d6pool.Fate, face: int) -> tuple[int, int]:
+    """(wins, extra dice) of a face, from the seed's table (not the check's code)."""
+    lose, win, _ = fate.value
+    return (0, 0) if face <= lose else (1, 0) if face <= lose + win else (1, 1)
+
+
+def _rule_totals(
+    roller: d6pool.Roller, wins: int, left: int, depth: int, memo: dict[tuple[int, ...], set[int]]
+) -> set[int]:
+    """Every total of the full throws of the rule that end within ``depth`` more dice, from
+    ``wins`` and ``left`` dice still to throw (a run of explosions may go on past it)."""
+    key = (wins, left, depth)
+    if key not in memo:
+        if left == 0:
+            memo[key] = {_rule_total(roller, wins)}
+        elif depth == 0:
+            memo[key] = set()
+        else:
+            memo[key] = set()
+            for face in range(1, 7):
+                w, extra = _face_effect(roller.fate, face)
+                memo[key] |= _rule_totals(roller, wins + w, left - 1 + extra, depth - 1, memo)
+    return memo[key]
+
+
+@pytest.mark.parametrize("fate", list(d6pool.Fate), ids=lambda f: f.name.lower())
+def test_d6pool_stops_asking_once_no_die_can_change_the_total(
+    fate: d6pool.Fate, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """`resolve d6pool --level 9 --difficulty 9` with nine 5s asked for 9 more d6 for the
+    explosions though the score was capped.  Brute force, with the cap lowered to 2 and 3 so
+    that small pools reach it: every sequence of faces the check asks for, up to 6 dice,
+    against every full throw of the rule from there (all six faces each time)."""
+    for cap in (2, 3):
+        monkeypatch.setattr(d6pool, "MORTAL_CAP", cap)
+        for level, leverage, before in itertools.product(
+            range(0, 4), (-2, -1, 0, 1, 3), (False, True)
+        ):
+            roller = d6pool.Roller(level, fate, leverage=leverage, leverage_before_cap=before)
+            check = D6PoolCheck(roller=roller, difficulty=cap)
+            _walk(check, roller, wins=0, left=roller.dice, depth=6, memo={})
+
+
+def _walk(
+    check: D6PoolCheck,
+    roller: d6pool.Roller,
+    wins: int,
+    left: int,
+    depth: int,
+    memo: dict[tuple[int, ...], set[int]],
+) -> None:
+    need = check.need()
+    if need is None:  # settled: every full throw from here gives the check's total
+        reachable = _rule_totals(roller, wins, left, left + 3, memo)
+        assert reachable, "no full throw ended within the depth: nothing was compared"
+        res = check.resolve()
+        assert reachable == {res.value}, (check.readings, roller)
+        assert res.success == (res.value >= check.difficulty)
+        assert res.degree == res.value - check.difficulty
+        return
+    assert left > 0, "the check asked for a die the rule does not throw"
+    # a die can still change the total: the lowest throw from here (every die a 1, no
+    # explosion) against a high one (explosions, for fates that have them)
+    low = _rule_total(roller, wins + left * _face_effect(roller.fate, 1)[0])
+    most = left + (roller.cap + abs(roller.leverage) if roller.fate.explode else 0)
+    assert low != _rule_total(roller, wins + most), (check.readings, roller)
+    assert need.count == left
+    if depth == 0:
+        return
+    for face in range(1, 7):
+        w, extra = _face_effect(roller.fate, face)
+        _walk(
+            check.accept(Reading("d6", face)), roller, wins + w, left - 1 + extra, depth - 1, memo
+        )
+
+
+@pytest.mark.parametrize("level", [8, 12, 20])
+def test_a_d6_pool_settled_part_way_through_a_throw_takes_the_whole_throw(level: int) -> None:
+    """Dice thrown together have no order: twelve 4s at level 12 were refused ("already
+    resolved; 3 more dice were not needed") once the ninth reached the cap, and the same
+    dice in another order were taken; the appliance's own throw failed at level 20 every
+    time.  Every order of one throw now resolves alike."""
+    rng = random.Random(level)
+    for _ in range(20):
+        faces = [rng.randint(1, 6) for _ in range(level)]
+        results = set()
+        for order in (faces, sorted(faces), sorted(faces, reverse=True)):
+            check = D6PoolCheck(roller=d6pool.Roller(level), difficulty=3)
+            done = check.accept(*(Reading("d6", f) for f in order))
+            res = done.resolve() if done.need() is None else None
+            results.add(None if res is None else (res.value, res.success))
+        assert len(results) == 1, faces
+    fours = D6PoolCheck(roller=d6pool.Roller(12), difficulty=3).accept(*[Reading("d6", 4)] * 12)
+    assert fours.need() is None and fours.resolve().value == d6pool.MORTAL_CAP
+    with pytest.raises(ReadingRefused, match="already resolved; 1 more die was not needed"):
+        fours.accept(Reading("d6", 2))  # a later throw is still refused

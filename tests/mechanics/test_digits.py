@@ -197,9 +197,11 @@ def test_a_split_check_at_a_zero_swing_compares_the_mights() -> None:
     assert DphiSplitCheck(first=6, second=4, swing=0).resolve().success is True
     assert DphiSplitCheck(first=4, second=6, swing=0).resolve().success is False
     even = DphiSplitCheck(first=5, second=5, swing=0)
-    assert even.need() is None and even.chance()[0] == 0.5
+    # equal mights tie for certain: the first PC's chance is 0 (it was ½, beside a tie)
+    assert even.need() is None and even.chance() == (0.0, Fraction(0))
     res = even.resolve()
     assert res.outcome == "tie" and res.degree is None and "zero swing" in res.explanation
+    assert (res.probability, res.exact) == (0.0, Fraction(0))
     assert dict(res.details)["read_to_limit"] is False  # no die was read
 
 

@@ -132,7 +132,42 @@ def test_minor_swing_claims() -> None:
 
 def test_collaborators_add_and_opponents_subtract() -> None:
     c = dphi.check([5, 3], [4, 2])
-    assert c.roll == Roll(8.0, 2.0)
+    assert c.roll.might == 2.0
+    assert c.roll.swing == pytest.approx(8.0 * math.sqrt(2))  # four characters: +10ℏ
+
+
+# --- how many characters a roll stands for (docs/mechanics/dphi.md) --------------------------
+def test_each_character_rolls_at_minus_ten_hops_and_the_rolls_merge() -> None:
+    """Two allies against two opponents kept the swing at 8: the number of characters never
+    changed it.  The seed: "a check functions as if each character were rolling for his own
+    capability, but the various individual rolls are merged into a single one"."""
+    each = Roll(8.0).with_hops(dphi.SPLIT_HOPS)  # the split roll of the PC-vs-NPC base case
+    for allies, opponents in [([5], [4]), ([5, 3], [4]), ([5, 3], [4, 2]), ([5, 3, 4], [10, 2])]:
+        merged = Roll(0.0)
+        for might in allies:
+            merged = merged.merge(Roll(each.swing, might))
+        for might in opponents:
+            merged = merged.merge(Roll(each.swing, -might))
+        roll = dphi.check(allies, opponents).roll
+        assert roll.swing == pytest.approx(merged.swing, rel=1e-12)
+        assert roll.might == pytest.approx(merged.might)
+    assert dphi.characters_hops(2) == 0 and dphi.characters_hops(1) == -10
+    assert dphi.characters_hops(4) == pytest.approx(10)
+    assert dphi.characters_hops(3) == pytest.approx(5.8496, abs=1e-4)
+    with pytest.raises(ValueError, match="at least one character"):
+        dphi.characters_hops(0)
+
+
+def test_the_seeds_checks_keep_their_swings() -> None:
+    assert dphi.pc_vs_npc(5, 4).roll.swing == 8.0  # one against one: the base swing
+    assert dphi.check([1.0]).roll.swing == 8.0  # the net might of one against one
+    assert dphi.static_challenge(5, 6).roll.swing == pytest.approx(8 / math.sqrt(2))
+    assert dphi.check([-1.0], static=True).roll.swing == pytest.approx(8 / math.sqrt(2))
+    # two PCs against a trap: the trap does not roll, the two PCs do (σ/√2 each)
+    assert dphi.check([5, 3], [6], static=True).roll.swing == pytest.approx(8.0)
+    assert dphi.rolling_characters(1, 0) == 2 and dphi.rolling_characters(1, 0, True) == 1
+    with pytest.raises(ValueError, match="at least one acting"):
+        dphi.check([], [3])
 
 
 # --- critical boost -------------------------------------------------------------------------
@@ -199,6 +234,18 @@ def test_zero_swing_compares_mights() -> None:
     assert Roll(0.0, 1.0).p_success() == 1.0
     assert Roll(0.0, -1.0).p_success() == 0.0
     assert Roll(0.0, 0.0).p_success() == 0.5
+
+
+def test_pc_vs_pc_at_a_zero_swing_ties_equal_mights() -> None:
+    """No die is rolled: the higher might wins and equal mights tie (it said ½ and ½)."""
+    even = dphi.pc_vs_pc(1, 1, swing=0)
+    assert (even.p_first_wins, even.p_second_wins, even.p_tie) == (0.0, 0.0, 1.0)
+    ahead = dphi.pc_vs_pc(2, 1, swing=0)
+    assert (ahead.p_first_wins, ahead.p_second_wins, ahead.p_tie) == (1.0, 0.0, 0.0)
+    behind = dphi.pc_vs_pc(1, 2, swing=0)
+    assert (behind.p_first_wins, behind.p_second_wins, behind.p_tie) == (0.0, 1.0, 0.0)
+    rolled = dphi.pc_vs_pc(6, 4)
+    assert rolled.p_tie == 0 and rolled.p_first_wins + rolled.p_second_wins == pytest.approx(1)
 
 
 def test_bad_rolls_are_refused() -> None:

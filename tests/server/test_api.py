@@ -443,6 +443,10 @@ def test_a_check_that_cannot_be_made_is_refused_and_leaves_nothing_behind(
             ("peupfudge", {"opposed": [3, 4.5]}, "opposed must be a list of whole numbers"),
             ("d6pool", {"difficulty": 4}, "d6pool: missing parameter 'level'"),
             ("peupfudge", {"opposed": [1] * 2000}, "at most 200 dice in all"),  # a minute
+            ("peupfudge", {"opposed": [1] * 3000, "dice": 0}, "at most 200 participants"),
+            ("d6pool", {"level": 3, "difficulty": 4, "fate": 3}, "fate must be one of"),  # 500
+            ("d6pool", {"level": 3, "difficulty": 4, "fate": ["lucky"]}, "fate must be one of"),
+            ("d6pool", {"level": 2, "difficulty": 3, "min_confidence": 1.5}, "min_confidence"),
             ("d6pool", {"level": 3, "difficulty": 4, "leverage": 10**6,
                         "leverage_before_cap": True}, "leverage must be within ±1000"),
         ]:  # fmt: skip
