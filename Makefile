@@ -21,7 +21,7 @@ typecheck: $(STAMP)
 	$(BIN)/mypy dicebridge vision firmware_host hardware server audit tests
 
 pytest: $(STAMP)
-	sh scripts/ensure-chromium.sh
+	sh scripts/ensure-test-packages.sh
 	$(BIN)/python -m pytest
 
 bench: $(STAMP)

@@ -20,7 +20,9 @@ apt-get update -qq
 apt-get install -y -qq python3 python3-venv
 # The Pi camera (picamera2) and gpiozero's pin factory (lgpio, the one a Pi 5 needs) are
 # Raspberry Pi OS packages, not PyPI ones; the venv sees them (build-venv.sh).
-for package in python3-picamera2 python3-lgpio; do
+# The display's fonts: DejaVu Sans, and GNU Unifont for every other script and one-colour
+# emoji (hardware/fonts.py; without it such characters show as "?").
+for package in python3-picamera2 python3-lgpio fonts-dejavu-core fonts-unifont; do
     if apt-cache show "$package" >/dev/null 2>&1; then
         apt-get install -y -qq --no-install-recommends "$package"
     else

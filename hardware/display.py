@@ -4,7 +4,8 @@ Rendering is a pure function from a :class:`Screen` to a Pillow image of the
 display's size and colour mode, so it is tested by looking at the pixels; a
 :class:`LumaDisplay` shows it on any luma device — an SSD1306 (128×64, I²C), an
 ST7789 (240×240, SPI), or luma's own dummy device in tests.  luma is imported
-only when a real device is opened.
+only when a real device is opened.  Text is drawn in :class:`hardware.fonts.Face`'s
+fonts: a character the display's font lacks comes from a wider one, or is a "?".
 """
 
 from __future__ import annotations
@@ -14,7 +15,9 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any, Protocol
 
-from PIL import Image, ImageDraw, ImageFont
+from PIL import Image, ImageDraw
+
+from hardware.fonts import Face
 
 
 class DisplayError(RuntimeError):
@@ -31,34 +34,25 @@ class Screen:
     attention: bool = False  # "needs attention": shown inverted
 
 
-def _font(size: int) -> ImageFont.FreeTypeFont | ImageFont.ImageFont:
-    for name in ("DejaVuSans-Bold.ttf", "DejaVuSans.ttf"):
-        try:
-            return ImageFont.truetype(name, size)
-        except OSError:
-            continue
-    return ImageFont.load_default(size=size)
-
-
 def _flat(text: object) -> str:
     """One line: each of the display's lines is one, and Pillow cannot measure text with a
     line break in it (a tower's fault text has them)."""
     return " ".join(("" if text is None else str(text)).split())
 
 
-def _fit(draw: ImageDraw.ImageDraw, text: str, width: int, start: int) -> tuple[Any, str]:
-    """The largest font (down to 8 px) in which ``text`` fits the width; below that,
+def _fit(draw: ImageDraw.ImageDraw, text: str, width: int, start: int) -> tuple[Face, str]:
+    """The largest face (down to 8 px) in which ``text`` fits the width; below that,
     the text is cut short with an ellipsis."""
     size = start
     while size > 8:
-        font = _font(size)
-        if draw.textlength(text, font=font) <= width:
-            return font, text
+        face = Face(size)
+        if face.length(draw, text) <= width:
+            return face, text
         size -= 2
-    font = _font(8)
-    while text and draw.textlength(text + "…", font=font) > width:
+    face = Face(8)
+    while text and face.length(draw, text + "…") > width:
         text = text[:-1]
-    return font, text + "…"
+    return face, text + "…"
 
 
 def render(screen: Screen, width: int, height: int, mode: str = "1") -> Image.Image:
@@ -72,14 +66,14 @@ def render(screen: Screen, width: int, height: int, mode: str = "1") -> Image.Im
     inner = width - 2 * margin
     big, headline = _fit(draw, _flat(screen.headline), inner, height // 2)
     y = margin
-    draw.text((width // 2, y), headline, font=big, fill=ink, anchor="ma")
-    y += int(big.size if hasattr(big, "size") else height // 2) + margin
+    big.draw(draw, (width // 2, y), headline, ink)
+    y += big.size + margin
     for line in (_flat(screen.detail), _flat(screen.prompt)):
         if not line or y >= height:
             continue
-        font, shown = _fit(draw, line, inner, max(10, height // 6))
-        draw.text((width // 2, y), shown, font=font, fill=ink, anchor="ma")
-        y += int(font.size if hasattr(font, "size") else 10) + margin // 2
+        face, shown = _fit(draw, line, inner, max(10, height // 6))
+        face.draw(draw, (width // 2, y), shown, ink)
+        y += face.size + margin // 2
     return image
 
 

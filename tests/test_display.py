@@ -4,10 +4,13 @@ from __future__ import annotations
 
 import subprocess
 import sys
+from pathlib import Path
 
 import pytest
 from luma.core.device import dummy
+from PIL import ImageFont
 
+from hardware import fonts
 from hardware.display import DisplayError, LumaDisplay, Screen, open_display, render
 
 
@@ -69,3 +72,61 @@ def test_a_line_break_is_drawn_as_a_space() -> None:
     broken = render(Screen("3\n4", "jam: door open\nclose the door", "throw\r\nagain"), 128, 64)
     flat = render(Screen("3 4", "jam: door open close the door", "throw again"), 128, 64)
     assert broken.tobytes() == flat.tobytes()
+
+
+def same(a, b) -> bool:  # type: ignore[no-untyped-def]
+    return bool(a.tobytes() == b.tobytes())
+
+
+def test_what_no_font_has_is_a_stand_in_not_a_box(monkeypatch: pytest.MonkeyPatch) -> None:
+    # a player's name in Chinese, a die set named with an emoji: drawn as the font's
+    # .notdef boxes, they were unreadable; with no font that has them, each is a "?"
+    monkeypatch.setattr(fonts, "FALLBACKS", ())
+    main = fonts.Face(16).font
+    assert bytes(main.getmask("李")) != bytes(main.getmask("?"))  # it draws a box
+    shown = render(Screen("李🎲", "player 李明", "throw 🎲 d6"), 128, 64)
+    assert same(shown, render(Screen("??", "player ??", "throw ? d6"), 128, 64))
+    # what only joins or colours the emoji before it is left out, not a "?" of its own:
+    # a ZWJ family is three faces, U+FE0F asks for an emoji, 🏽 is a skin tone
+    family = render(Screen("👨\u200d👩\u200d👧", "🎲\ufe0f 👍🏽 e\u0301"), 128, 64)
+    assert same(family, render(Screen("???", "? ? é"), 128, 64))
+
+
+def test_a_character_the_main_font_lacks_comes_from_a_fallback(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Pillow's own font (Aileron) has no Cyrillic and DejaVu Sans has: the path a CJK name
+    takes to Unifont, testable on any machine with DejaVu."""
+    try:
+        dejavu = str(ImageFont.truetype("DejaVuSans.ttf", 16).path)
+    except OSError:
+        pytest.skip("DejaVu Sans is not installed (fonts-dejavu-core)")
+    monkeypatch.setattr(fonts, "MAIN", ())
+    monkeypatch.setattr(fonts, "FALLBACKS", (dejavu,))
+    if fonts._has("", "Ж"):
+        pytest.skip("Pillow's own font has Cyrillic here")
+    mixed = render(Screen("Ж6", "player Жук"), 128, 64)
+    assert not same(mixed, render(Screen("?6", "player ???"), 128, 64))
+    assert ink(mixed, (0, 0, 64, 34)) > 50  # the Ж, left of the middle
+    # a line all in the fallback is drawn as that font draws it
+    alone = render(Screen("Жук"), 128, 64)
+    monkeypatch.setattr(fonts, "MAIN", (dejavu,))
+    monkeypatch.setattr(fonts, "FALLBACKS", ())
+    assert same(alone, render(Screen("Жук"), 128, 64))
+    # runs in two fonts are measured together: shrunk, then cut, within the margins
+    monkeypatch.setattr(fonts, "MAIN", ())
+    monkeypatch.setattr(fonts, "FALLBACKS", (dejavu,))
+    long = render(Screen("dЖ", "Жжжжж " * 10 + "end", "throw Ж" * 3), 128, 64)
+    assert ink(long, (0, 0, 2, 64)) == 0 and ink(long, (126, 0, 128, 64)) == 0
+
+
+UNIFONT = fonts.FALLBACKS[:2]
+
+
+@pytest.mark.skipif(
+    not all(Path(name).is_file() for name in UNIFONT), reason="fonts-unifont is not installed"
+)
+def test_unifont_draws_cjk_and_emoji() -> None:
+    drawn = render(Screen("李🎲", "player 李明"), 128, 64)
+    for stand_ins in (Screen("??", "player ??"), Screen("李?", "player 李明")):
+        assert not same(drawn, render(stand_ins, 128, 64))
