@@ -8,6 +8,8 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import json
+import math
 from typing import Any
 
 import anyio
@@ -21,7 +23,10 @@ from fastapi import (
     WebSocket,
     WebSocketDisconnect,
 )
-from fastapi.responses import HTMLResponse, StreamingResponse
+from fastapi.encoders import jsonable_encoder
+from fastapi.exceptions import RequestValidationError
+from fastapi.responses import HTMLResponse, JSONResponse, StreamingResponse
+from fastapi_offline import FastAPIOffline
 from pydantic import BaseModel, Field, StrictFloat, StrictInt
 
 from audit.ledger_audit import DieAudit, audit_die
@@ -90,7 +95,24 @@ def create_app(
 ) -> FastAPI:
     """The API over ``table``; with ``admin``, registering dice, correcting readings and
     exporting the ledger need its PIN (the service always passes one)."""
-    app = FastAPI(title="dicebridge", version="1", docs_url="/api/docs")
+    # the API's page (Swagger UI) with its script and style served from here, as the
+    # pages' are: FastAPI's own loads them from a CDN, a blank page without internet
+    app = FastAPIOffline(
+        docs_url="/api/docs",
+        redoc_url=None,
+        static_url="/api/docs/static",
+        favicon_url="/static/favicon.svg",
+        title="dicebridge",
+        version="1",
+    )
+
+    @app.exception_handler(RequestValidationError)
+    async def refused(_request: Any, err: RequestValidationError) -> JSONResponse:
+        """FastAPI's own answer, with what was sent made JSON: a NaN, an Infinity or a
+        1e400 in a body it refuses was echoed back as it is, which no JSON can carry (a 500)."""
+        return JSONResponse(
+            status_code=422, content={"detail": _json_safe(jsonable_encoder(err.errors()))}
+        )
 
     def require_admin(x_admin_pin: str | None = Header(None)) -> None:
         if admin is None:
@@ -294,6 +316,18 @@ async def _until_closed(socket: WebSocket) -> None:
     stopping service waited out its grace for every open page, then logged tracebacks)."""
     while (await socket.receive())["type"] != "websocket.disconnect":
         pass
+
+
+def _json_safe(value: Any) -> Any:
+    """``value`` (plain data) as JSON can carry it: a float that is no number (NaN,
+    Infinity; a 1e400 read as Infinity) as the text JavaScript writes it, "NaN", "Infinity"."""
+    if isinstance(value, float) and not math.isfinite(value):
+        return json.dumps(value)  # NaN, Infinity, -Infinity
+    if isinstance(value, dict):
+        return {key: _json_safe(item) for key, item in value.items()}
+    if isinstance(value, list):
+        return [_json_safe(item) for item in value]
+    return value
 
 
 def _offer(queue: asyncio.Queue[dict[str, Any]], event: dict[str, Any]) -> None:

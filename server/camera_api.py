@@ -322,8 +322,12 @@ def camera_routes(
 
     @router.delete("/api/diesets/{name}/collect", dependencies=admin_only)
     def stop_collecting(name: str) -> dict[str, Any]:
-        _collector().stop()
-        return collected(name)
+        """Stop collecting for ``name`` (admin); a collection running for another set runs
+        on (it was stopped by any name, even one never collected for, answered 404)."""
+        collector = _collector()
+        if collector.collecting == name:
+            collector.stop()
+        return collected(name)  # 404 for a set nothing was collected for
 
     @router.post("/api/diesets/{name}/groups", dependencies=admin_only)
     def group_faces(name: str) -> dict[str, Any]:

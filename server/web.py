@@ -32,6 +32,12 @@ PAGES = {
 }
 
 
+ON_SCREEN = (
+    '<meta name="viewport" content="width=device-width, initial-scale=1">'
+    "<style>@media screen { section { overflow-x: auto; } }</style>"
+)
+
+
 class OddsQuery(BaseModel):
     system: str = Field(description="dphi, peupfudge, d6pool, decibel or d5")
     params: dict[str, Any] = Field(default_factory=dict, description="named as in odds")
@@ -123,7 +129,9 @@ def mount_web(app: FastAPI) -> None:
             raise HTTPException(status_code=404, detail="tables exist for dphi and d5")
         from dicebridge.tables import printable
 
-        return printable(system)
+        # made for A4; on a screen as narrow as a phone each table scrolls in its own box
+        # (the dφ table's eleven columns made the page 422 px wide at 390)
+        return printable(system).replace("</head>", ON_SCREEN + "</head>", 1)
 
     @app.get("/favicon.ico", include_in_schema=False)
     def favicon() -> FileResponse:  # what a browser asks for where a page names no icon

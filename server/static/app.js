@@ -10,7 +10,7 @@ async function api(path, options = {}) {
     const detail = Array.isArray(data.detail)
       ? data.detail.map((d) => `${(d.loc || []).slice(1).join(".")}: ${d.msg}`).join("; ")
       : data.detail || reply.statusText;
-    throw new Error(detail);
+    throw Object.assign(new Error(detail), { status: reply.status });  // 409: done already
   }
   return data;
 }
@@ -56,10 +56,12 @@ function plain(message) {
 }
 
 // ``button`` disabled while ``work`` (an async function) runs: a double click sends once.
+// Its card (or unsure die) is marked busy meanwhile: a disabled button loses the focus, and
+// the page puts it back in that part (or the next one, if that part leaves the page).
 async function busy(button, work) {
   if (button.disabled) return undefined;
   button.disabled = true;
-  const card = button.closest("[data-check]");
+  const card = button.closest("[data-check], [data-row]");  // a card, an unsure die
   if (card) card.dataset.busy = "1";
   try { return await work(); }
   finally { button.disabled = false; if (card) delete card.dataset.busy; }

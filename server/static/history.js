@@ -22,15 +22,23 @@ function choose(t, i) {  // fill the correction form with this die
 function dieCell(t, d, i) {
   const label = `row ${t.id}, die ${i + 1}: ${d.die} read ${faceText(d.die, d.face)}` +
     (d.confirmed === undefined ? "" : `, corrected to ${faceText(d.die, d.confirmed)}`);
-  return el("button", { type: "button", class: "die", "aria-label": label, title: label, onclick: () => choose(t, i) },
+  return el("button", { type: "button", class: "die", "aria-label": label, title: label,
+    "data-die": `${t.id}:${i}`, onclick: () => choose(t, i) },
     d.crop ? el("img", { src: `/api/crops/${d.crop}`, alt: "", width: 40, height: 40, loading: "lazy" }) : null,
     dieText(d));
 }
+// Drawn again on every reading: a die that had the focus keeps it (it fell to the page's
+// body, and a keyboard started again at the top); gone from the list, the heading has it.
 function render() {
-  document.getElementById("rows").replaceChildren(...shown().map((t) => el("tr", {},
+  const rows = document.getElementById("rows");
+  const focused = rows.contains(document.activeElement) ? document.activeElement.dataset.die : null;
+  rows.replaceChildren(...shown().map((t) => el("tr", {},
     el("td", {}, t.id), el("td", {}, when(t)), el("td", {}, t.check || "—"),
     el("td", {}, t.dice.map((d, i) => dieCell(t, d, i))),
     el("td", {}, sources(t)))));
+  if (focused === undefined || focused === null) return;
+  const again = rows.querySelector(`button[data-die="${focused}"]`);
+  (again || document.getElementById("throws-title")).focus({ preventScroll: true });
 }
 function renderUnsure(rows) {
   document.getElementById("unsure-rows").replaceChildren(...rows.map((r) => el("tr", {},

@@ -6,8 +6,12 @@ const resultText = (check) => (check.value !== null && check.value !== undefined
   : check.outcome);
 let lastResult = null;  // the result shown big, till a new check starts
 let shown = null;  // the check shown
+let shownResolved = false;  // ... and whether as resolved
+const known = new Set();  // the checks this kiosk has shown or seen listed: older than any other
 function show(check) {
   shown = check.id;
+  shownResolved = check.status === "resolved";
+  known.add(check.id);
   const headline = document.getElementById("headline"), detail = document.getElementById("detail"),
         prompt = document.getElementById("prompt");
   if (check.status === "resolved") {
@@ -28,17 +32,39 @@ function show(check) {
     detail.textContent = `${check.system}: ${percent(check.probability)} to succeed`;
   }
 }
-let heard = false;  // a check's news came: it is newer than what was waiting at the start
-// opened (or reloaded) mid-game: the newest check waiting for dice, till news comes
-api("/api/checks").then((waiting) => {
-  if (waiting.length && !heard) show(waiting[waiting.length - 1]);
-}).catch(() => {});
+// Each time the socket opens (the page opened or reloaded mid-game, or back after a restart
+// or a dropped Wi-Fi, whose events it missed) the service is asked again: the check shown,
+// if it waits no more, is shown resolved (withdrawn meanwhile: taken off); then the newest
+// check set up meanwhile, else (none shown) the newest one waiting.  An answer that news
+// overtook (a check's event heard since it was asked) is not drawn over that news.
+let heard = 0;  // the checks' events heard
+function catchUp() {
+  const asked = shown, before = heard;
+  api("/api/checks").then(async (waiting) => {
+    let none = asked === null;  // no check shown (or the one shown is no more)
+    if (!none && !shownResolved && !waiting.some((c) => c.id === asked)) {
+      const check = await api(`/api/checks/${asked}`).catch(() => null);
+      if (heard !== before) return;
+      if (check && check.status === "resolved") show(check);
+      else if (!check) { clearPrompt(); none = true; }  // withdrawn, or not back after a restart
+    }
+    if (heard !== before) return;
+    const fresh = waiting.filter((c) => !known.has(c.id));  // set up while not listening
+    for (const c of waiting) known.add(c.id);  // (an older one left waiting is not news)
+    const newest = fresh.length ? fresh : none ? waiting : [];
+    if (newest.length) show(newest[newest.length - 1]);
+  }).catch(() => {});
+}
+function clearPrompt() {
+  document.getElementById("prompt").textContent = "";
+  document.getElementById("detail").textContent = "";
+}
 listen((event) => {
   const picture = document.getElementById("unsure-picture");
-  if (event.type === "check") { heard = true; show(event); picture.hidden = true; }
+  if (event.type === "check") { heard += 1; show(event); picture.hidden = true; }
   if (event.type === "withdrawn" && event.check === shown) {  // its prompt is no more
-    document.getElementById("prompt").textContent = "";
-    document.getElementById("detail").textContent = "";
+    heard += 1;
+    clearPrompt();
     api("/api/checks").then((waiting) => {  // the newest still waiting, if any
       if (waiting.length) show(waiting[waiting.length - 1]);
     }).catch(() => {});
@@ -56,4 +82,7 @@ listen((event) => {
       picture.alt = `the ${event.die === "numbered" ? "numbered die" : event.die} the camera is unsure of`;
     }
   }
-}, (state) => { document.getElementById("live").textContent = state; });
+}, (state) => {
+  document.getElementById("live").textContent = state;
+  if (state === "live") catchUp();
+});

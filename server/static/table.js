@@ -154,10 +154,31 @@ function entry(check) {
   return form;
 }
 
-// A check withdrawn (here or elsewhere) leaves the page.
+// Whether the keyboard's focus is in ``part`` (a card, an unsure die), or was till one of
+// its buttons was disabled while its request ran (busy() marks the part meanwhile).
+const holdsFocus = (part) => part.contains(document.activeElement) || part.dataset.busy === "1";
+
+// The focus of a part that leaves the page goes on to ``next`` (its first field or button,
+// else the part itself), else to ``heading``: it fell to the page's body, where a keyboard
+// starts again at the top.
+function handFocus(next, heading) {
+  if (!next) { heading.focus(); return; }
+  const control = next.querySelector("input, button");
+  if (!control) next.setAttribute("tabindex", "-1");
+  (control || next).focus();
+}
+
+// A check withdrawn (here or elsewhere) leaves the page; the focus in its card goes on to the
+// card below (else above, else the list's heading).
 function drop(id) {
-  cards.get(id)?.remove();
+  const card = cards.get(id);
   cards.delete(id);
+  if (!card) return;
+  const focused = holdsFocus(card);
+  const next = [card.nextElementSibling, card.previousElementSibling]
+    .find((c) => c && c.matches("article.card"));
+  card.remove();
+  if (focused) handFocus(next, document.getElementById("checks-title"));
 }
 
 function update(check) {
@@ -181,7 +202,9 @@ function update(check) {
   card.dataset.state = state;
   // the focus in this card (a die typed and Enter) stays in it when it is drawn again
   const keep = card.contains(document.activeElement) || card.dataset.busy === "1";
-  const title = el("h3", {}, `${check.system} ${Object.entries(check.params || {}).map(([k, v]) => `${k}=${v}`).join(" ")}`);
+  // (several scores, "opposed=10, 11, 12": spaced, so a phone's line can break between them)
+  const param = ([k, v]) => `${k}=${Array.isArray(v) ? v.join(", ") : v}`;
+  const title = el("h3", {}, `${check.system} ${Object.entries(check.params || {}).map(param).join(" ")}`);
   if (check.status === "resolved") {
     card.replaceChildren(title,
       el("p", { class: `outcome ${check.success ? "success" : "failure"}` },
@@ -208,15 +231,34 @@ function unsure(event) {
   const error = el("p", { class: "error", role: "alert" });
   const other = el("input", { type: "number", step: "1", "aria-label": `face of the unsure ${event.die}` });
   const item = el("li", { "data-row": event.row });
-  const done = () => { item.remove(); document.getElementById("unsure-section").hidden = !list.children.length; };
+  news("");  // an older "settled on another screen" is old news
+  // settled (or dismissed): it leaves the page, its focus going on to the next die, else to
+  // the heading (of this list, or of the checks once it is empty)
+  const done = (said = "") => {
+    const focused = holdsFocus(item);
+    const next = item.nextElementSibling || item.previousElementSibling;
+    item.remove();
+    document.getElementById("unsure-section").hidden = !list.children.length;
+    if (focused) handFocus(next, document.getElementById(list.children.length ? "unsure-title" : "checks-title"));
+    if (said) news(said);
+  };
+  let sending = false;  // its answer, not the event of the reading it makes, takes it off
   const send = async (face) => {
     error.textContent = "";
+    sending = true;
     try {
       const reply = await api(`/api/readings/${event.row}/confirm`, { method: "POST", body: face === null ? {} : { face } });
       if (reply.check) update(reply.check);
       done();
-    } catch (e) { error.textContent = plain(e.message); }
+    } catch (e) {  // 409: confirmed already, on another screen (its event not heard yet)
+      if (e.status === 409) done(`The unsure ${event.die} (row ${event.row}) was settled already, on another screen.`);
+      else error.textContent = plain(e.message);
+    } finally { sending = false; }
   };
+  // settled on another screen: the reading it made names its row (see start())
+  item.addEventListener("settled", () => {
+    if (!sending) done(`The unsure ${event.die} (row ${event.row}) was settled on another screen.`);
+  });
   // the guess is offered only when the camera asks for it ("confirm: 5?"), not when its
   // advice is to re-throw (a guess that poor must not be one press away)
   const asks = (event.advice || "").startsWith("confirm") && event.value !== null && event.value !== undefined;
@@ -248,11 +290,18 @@ function unsure(event) {
       else if (face === null) error.textContent = `a face is a whole number, not "${typed(other)}"`;
       else busy(ev.currentTarget, () => send(face));
     } }, "Enter") : "", " ",
-    el("button", { type: "button", onclick: done }, dismiss),
+    el("button", { type: "button", onclick: () => done() }, dismiss),
     error);
   list.prepend(item);
   while (list.children.length > 8) list.lastChild.remove();
   document.getElementById("unsure-section").hidden = false;
+}
+
+// A line under the unsure dice that says why one left the page by itself.
+function news(text) {
+  const line = document.getElementById("unsure-news");
+  line.textContent = text;
+  line.hidden = !text;
 }
 
 let hasCamera = false;  // the "read the tray again" button only where a camera is
@@ -294,6 +343,13 @@ async function start() {
     if (event.type === "check" && (cards.has(event.id) || event.status !== "resolved")) update(event);
     if (event.type === "withdrawn") drop(event.check);
     if (event.type === "uncertain" && event.row) unsure(event);
+    // an unsure die settled on any screen: the reading it makes names the row it confirms,
+    // and the die leaves every page (pressed again, it was "confirmed already")
+    if (event.type === "reading" && Number.isInteger(event.confirms)) {
+      for (const item of document.querySelectorAll(`#unsure li[data-row="${event.confirms}"]`)) {
+        item.dispatchEvent(new CustomEvent("settled"));
+      }
+    }
     // a throw of more dice than the check needs now (their order is not known): say why
     // it went unused, on that check's card, till the check moves on
     if (event.type === "refused") {

@@ -1368,16 +1368,25 @@ def test_the_focus_stays_in_a_card_drawn_again_after_dice_typed(base: str, brows
     expect(card.get_by_label("d6 number 1")).to_be_focused()
 
 
-@pytest.mark.parametrize("path", PAGES)
+@pytest.mark.parametrize("path", [*PAGES, "/tables/dphi", "/tables/d5"])
 def test_every_page_fits_a_phone_screen(base: str, browser: object, path: str) -> None:
-    """At 360 px the nav ran to 651 px and History and Devices' tables past the screen."""
-    from playwright.sync_api import Browser
+    """At 360 px the nav ran to 651 px and History and Devices' tables past the screen;
+    the printable dφ table was 422 px wide at 390, and a Table card's title of eight
+    opposed scores ("opposed=10,11,…,17", one word) ran past the screen."""
+    from playwright.sync_api import Browser, expect
 
     assert isinstance(browser, Browser)
     page = browser.new_page(viewport={"width": 360, "height": 740})
+    opposed = {"system": "peupfudge", "params": {"opposed": list(range(10, 18))}}
+    check = page.request.post(f"{base}/api/checks", data=opposed).json() if path == "/" else None
     page.goto(f"{base}{path}")
     page.wait_for_load_state("networkidle")
-    assert page.evaluate("document.documentElement.scrollWidth") <= 360
+    if check is not None:
+        expect(page.locator(f"article.card[data-check='{check['id']}'] h3")).to_be_visible()
+    wide = page.evaluate("document.documentElement.scrollWidth")
+    if check is not None:  # the module's service is shared: nothing left waiting
+        page.request.post(f"{base}/api/checks/{check['id']}/withdraw", data={})
+    assert wide <= 360
     page.close()
 
 
@@ -1490,3 +1499,230 @@ def test_a_setting_not_set_reads_not_set_not_null(base: str, browser: object) ->
     page.click("text=Show the settings")
     expect(page.locator("#settings")).to_contain_text("not set")
     expect(page.locator("#settings")).not_to_contain_text("null")
+
+
+class _Wifi:
+    """A page's WebSocket behind a switch (Playwright's route): ``drop()`` closes the socket
+    and refuses new ones, as a Wi-Fi gone; ``back()`` lets the page connect again; ``hide``
+    (a test over a message from the service) keeps those messages from the page."""
+
+    def __init__(self, page: Any, hide: Any = None) -> None:
+        self.down = False
+        self.open: list[Any] = []
+        self.hide = hide
+        page.route_web_socket(re.compile(r".*/ws$"), self._route)
+
+    def _route(self, ws: Any) -> None:
+        if self.down:
+            ws.close()
+            return
+        self.open.append(ws)
+        server = ws.connect_to_server()
+        if self.hide is not None:
+            server.on_message(lambda m: None if self.hide(m) else ws.send(m))
+
+    def drop(self) -> None:
+        self.down = True
+        for ws in self.open:
+            ws.close()
+        self.open.clear()
+
+    def back(self) -> None:
+        self.down = False
+
+
+def test_the_kiosk_asks_again_after_its_socket_drops(base: str, browser: object) -> None:
+    """A check resolved while the kiosk's Wi-Fi was down stayed "throw 2 d6" on it for good:
+    the kiosk only said "live" again; it now asks the service each time its socket opens."""
+    from playwright.sync_api import Browser, expect
+
+    assert isinstance(browser, Browser)
+    kiosk = browser.new_page()
+    for might in (0.5, 1.5):  # checks left waiting from before: no news when it is back
+        dphi = {"system": "dphi", "params": {"might": might}}
+        kiosk.request.post(f"{base}/api/checks", data=dphi)
+    wifi = _Wifi(kiosk)
+    kiosk.goto(f"{base}/kiosk")
+    expect(kiosk.locator("#live")).to_have_text("live")
+    pool = {"system": "d6pool", "params": {"level": 2, "difficulty": 3}}
+    check = kiosk.request.post(f"{base}/api/checks", data=pool).json()
+    expect(kiosk.locator("#prompt")).to_have_text("throw 2 d6")
+    wifi.drop()
+    expect(kiosk.locator("#live")).to_have_text("reconnecting")
+    dice = {"dice": [{"die": "d6", "value": 1}, {"die": "d6", "value": 2}]}
+    done = kiosk.request.post(f"{base}/api/checks/{check['id']}/dice", data=dice).json()
+    assert done["status"] == "resolved"
+    wifi.back()
+    expect(kiosk.locator("#live")).to_have_text("live", timeout=15_000)
+    expect(kiosk.locator("#detail")).to_have_text(f"d6pool: {done['outcome']}")  # resolved
+    expect(kiosk.locator("#prompt")).to_be_empty()
+    # a check set up while it was away is shown when it is back, the result going small
+    wifi.drop()
+    expect(kiosk.locator("#live")).to_have_text("reconnecting")
+    kiosk.request.post(f"{base}/api/checks", data={**pool, "params": {"level": 1, "difficulty": 1}})
+    wifi.back()
+    expect(kiosk.locator("#prompt")).to_have_text("throw 1 d6", timeout=15_000)
+    expect(kiosk.locator("#last")).to_contain_text("last result: d6pool")
+    waiting = kiosk.request.get(f"{base}/api/checks").json()
+    for left in waiting:  # the module's service is shared: nothing left waiting
+        kiosk.request.post(f"{base}/api/checks/{left['id']}/withdraw", data={})
+    kiosk.close()
+
+
+def test_an_unsure_die_settled_on_one_screen_leaves_every_other(
+    browser: object, tmp_path: Path
+) -> None:
+    """Settled on one Table page, it stayed on the others; pressed there, "row N was
+    confirmed already" and it stayed still.  The focus of a die settled (or dismissed) goes
+    on to the next one, then to the heading: it fell to the page's body."""
+    import json
+
+    from playwright.sync_api import Browser, expect
+
+    from server.app import create_app
+    from server.ledger import Ledger
+    from server.table import Table
+
+    assert isinstance(browser, Browser)
+
+    def confirms(message: Any) -> bool:  # the reading a confirmed die makes names its row
+        return "confirms" in json.loads(message)
+
+    with Ledger(tmp_path) as ledger:
+        table = Table(ledger)
+        with _in_process(create_app(table)) as url:
+            pages = []
+            for hide in (None, None, confirms):  # the third never hears that it was settled
+                page = browser.new_page()
+                _Wifi(page, hide)
+                page.goto(f"{url}/")
+                expect(page.locator("#live")).to_have_text("live")
+                pages.append(page)
+            here, other, deaf = pages
+            rows = [table.uncertain("camera", {"die": "d6", "value": face,
+                                               "advice": f"confirm: {face}? (the red d6)"})
+                    for face in (3, 5)]  # fmt: skip
+            for page in pages:
+                expect(page.locator("#unsure li")).to_have_count(2)
+            first = here.locator(f"#unsure li[data-row='{rows[1]}']")  # the newest, on top
+            first.get_by_role("button", name="It shows 5").focus()
+            here.keyboard.press("Enter")
+            expect(first).to_have_count(0)
+            settled = f"#unsure li[data-row='{rows[1]}']"
+            expect(other.locator(settled)).to_have_count(0)  # heard, on the other screen
+            expect(other.locator("#unsure-news")).to_have_text(
+                f"The unsure d6 (row {rows[1]}) was settled on another screen."
+            )
+            # the focus went on to the die below, not to the page's body
+            expect(here.get_by_role("button", name="It shows 3")).to_be_focused()
+            # pressed on a screen that did not hear it: taken as settled, and said so
+            deaf.locator(settled).get_by_role("button", name="It shows 5").click()
+            expect(deaf.locator(settled)).to_have_count(0)
+            expect(deaf.locator("#unsure-news")).to_have_text(
+                f"The unsure d6 (row {rows[1]}) was settled already, on another screen."
+            )
+            expect(deaf.locator("#unsure li")).to_have_count(1)
+            throws = list(ledger.entries(kind="throw"))
+            assert [d["confirms"] for t in throws for d in t.body["dice"]] == [rows[1]]
+            here.get_by_role("button", name="Dismiss (re-thrown)").focus()
+            here.keyboard.press("Enter")  # the last one: the list goes, the checks' heading
+            expect(here.locator("#unsure-section")).to_be_hidden()
+            expect(here.locator("#checks-title")).to_be_focused()
+            for page in pages:
+                page.close()
+
+
+def test_the_focus_goes_on_to_the_next_card_when_a_check_is_withdrawn(
+    browser: object, tmp_path: Path
+) -> None:
+    """After "Withdraw" the focus fell to the page's body."""
+    from playwright.sync_api import Browser, expect
+
+    from server.app import create_app
+    from server.ledger import Ledger
+    from server.table import Table
+
+    assert isinstance(browser, Browser)
+    with Ledger(tmp_path) as ledger:
+        table = Table(ledger)
+        older = table.create("dphi", {"might": 0.5})["id"]
+        newer = table.create("d6pool", {"level": 2, "difficulty": 3})["id"]
+        with _in_process(create_app(table)) as url:
+            page = browser.new_page()
+            page.goto(f"{url}/")
+            expect(page.locator("#live")).to_have_text("live")
+            page.on("dialog", lambda dialog: dialog.accept())
+            card = page.locator(f"article.card[data-check='{newer}']")
+            card.get_by_role("button", name="Withdraw").focus()
+            page.keyboard.press("Enter")
+            expect(card).to_have_count(0)
+            below = page.locator(f"article.card[data-check='{older}']")
+            expect(below.get_by_label("d10 number 1")).to_be_focused()
+            below.get_by_role("button", name="Withdraw").focus()
+            page.keyboard.press("Enter")
+            expect(below).to_have_count(0)
+            expect(page.locator("#checks-title")).to_be_focused()  # no card left: the heading
+            page.close()
+
+
+def test_a_die_focused_on_the_history_page_keeps_the_focus_when_a_reading_comes(
+    base: str, browser: object
+) -> None:
+    """Every reading draws the list again: the focus fell to the page's body."""
+    from playwright.sync_api import Browser, expect
+
+    assert isinstance(browser, Browser)
+    page = browser.new_page()
+    pool = {"system": "d6pool", "params": {"level": 2, "difficulty": 3}}
+    check = page.request.post(f"{base}/api/checks", data=pool)
+    url = f"{base}/api/checks/{check.json()['id']}/dice"
+    six = {"dice": [{"die": "d6", "value": 6}]}  # a 6 explodes: one more d6 each time
+
+    def thrown() -> int:  # a die thrown, and the row it has
+        assert page.request.post(url, data=six).json()["status"] == "need"
+        return int(page.request.get(f"{base}/api/throws?limit=1").json()[0]["id"])
+
+    def die(row: int) -> Any:
+        return page.get_by_role("button", name=f"row {row}, die 1: d6 read 6")
+
+    row = thrown()
+    heard: list[Any] = []  # the page's socket's frames (History shows no "live")
+    page.on("websocket", lambda ws: ws.on("framereceived", lambda f: heard.append(f)))
+    page.goto(f"{base}/history")
+    expect(die(row)).to_be_attached()
+    deadline = time.monotonic() + 10
+    while not heard:  # the service's hello: the page hears the readings from now on
+        assert time.monotonic() < deadline, "History's socket did not open"
+        page.wait_for_timeout(50)
+    die(row).focus()
+    expect(die(thrown())).to_be_attached()  # the list was drawn again
+    expect(die(row)).to_be_focused()
+    page.request.post(f"{base}/api/checks/{check.json()['id']}/withdraw", data={})
+    page.close()
+
+
+def test_the_api_page_works_with_no_internet(base: str, browser: object) -> None:
+    """/api/docs loaded Swagger UI's script and style from a CDN: a blank page offline."""
+    from playwright.sync_api import Browser, expect
+
+    assert isinstance(browser, Browser)
+    page = browser.new_page()
+    outside: list[str] = []
+    errors: list[str] = []
+
+    def only_here(route: Any) -> None:
+        if route.request.url.startswith(base):
+            route.continue_()
+        else:
+            outside.append(route.request.url)
+            route.abort()
+
+    page.route("**/*", only_here)
+    page.on("console", lambda m: errors.append(m.text) if m.type == "error" else None)
+    page.on("pageerror", lambda e: errors.append(str(e)))
+    page.goto(f"{base}/api/docs")
+    expect(page.get_by_text("/api/checks/{check_id}/withdraw")).to_be_visible()
+    expect(page.locator(".opblock").first).to_be_visible()  # the operations, drawn
+    page.wait_for_load_state("networkidle")
+    assert outside == [] and errors == []
+    page.close()
