@@ -324,9 +324,7 @@ def camera_routes(
     def stop_collecting(name: str) -> dict[str, Any]:
         """Stop collecting for ``name`` (admin); a collection running for another set runs
         on (it was stopped by any name, even one never collected for, answered 404)."""
-        collector = _collector()
-        if collector.collecting == name:
-            collector.stop()
+        _collector().stop(name)
         return collected(name)  # 404 for a set nothing was collected for
 
     @router.post("/api/diesets/{name}/groups", dependencies=admin_only)

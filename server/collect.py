@@ -56,9 +56,12 @@ class FaceCollector:
             self._active = (name, die)
         return self.describe(name)
 
-    def stop(self) -> None:
+    def stop(self, name: str | None = None) -> None:
+        """Stop collecting; with ``name``, only where that set is the one being collected
+        for (checked and stopped at once: another request may start another meanwhile)."""
         with self._lock:
-            self._active = None
+            if name is None or (self._active is not None and self._active[0] == name):
+                self._active = None
 
     @property
     def collecting(self) -> str | None:
