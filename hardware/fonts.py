@@ -116,7 +116,7 @@ class Face:
         return runs
 
     def length(self, draw: ImageDraw.ImageDraw, text: str) -> float:
-        return sum(draw.textlength(part, font=font) for font, part in self.runs(text))
+        return _length(draw, self.runs(text))
 
     def draw(
         self,
@@ -131,9 +131,13 @@ class Face:
             font, part = runs[0]
             draw.text(xy, part, font=font, fill=fill, anchor="ma")
             return
-        x = xy[0] - self.length(draw, text) / 2
+        x = xy[0] - _length(draw, runs) / 2
         main = self.font
         ascent = main.getmetrics()[0] if isinstance(main, ImageFont.FreeTypeFont) else 0
         for font, part in runs:  # on one baseline, the main font's
             draw.text((x, xy[1] + ascent), part, font=font, fill=fill, anchor="ls")
             x += draw.textlength(part, font=font)
+
+
+def _length(draw: ImageDraw.ImageDraw, runs: list[tuple[Font, str]]) -> float:
+    return sum(draw.textlength(part, font=font) for font, part in runs)
