@@ -113,6 +113,12 @@ DISPLAY_PINS: Mapping[str, Mapping[int, str]] = MappingProxyType(
 )
 
 
+# the Pi's own UART, on GPIO14 (TXD) and GPIO15 (RXD): a tower on one of these ports talks
+# over those two pins (one on a USB serial adapter, /dev/ttyUSB* or /dev/ttyACM*, does not)
+PI_UART_PORTS = frozenset({"/dev/serial0", "/dev/ttyAMA0", "/dev/ttyS0"})
+PI_UART_PINS: Mapping[int, str] = MappingProxyType({14: "TXD", 15: "RXD"})
+
+
 def _typed(key: str, value: Any, kind: type) -> Any:
     if kind is float and isinstance(value, int) and not isinstance(value, bool):
         return float(value)
@@ -187,7 +193,7 @@ def load_config(path: Path | None = None, env: Mapping[str, str] | None = None) 
     if config.display not in (None, "ssd1306", "st7789"):
         raise ConfigError(f"display must be ssd1306 or st7789, not {config.display!r}")
     if config.gpio is not None:
-        _check_pins(config.gpio, config.display)
+        _check_pins(config.gpio, config.display, config.towers)
     return config
 
 
@@ -301,11 +307,13 @@ def _gpio(table: Any) -> KioskPins:
     return KioskPins(**table)
 
 
-def _check_pins(pins: KioskPins, display: str | None) -> None:
-    """ConfigError for a kiosk pin the display's bus takes, or two kiosk devices on one pin
-    (a pin left out of [gpio] is its default, and counts too), naming both uses."""
+def _check_pins(pins: KioskPins, display: str | None, towers: tuple[TowerConfig, ...] = ()) -> None:
+    """ConfigError for a kiosk pin the display's bus takes, one the Pi's UART takes where a
+    tower is on it, or two kiosk devices on one pin (a pin left out of [gpio] is its
+    default, and counts too), naming both uses."""
     used: dict[int, str] = {}
     bus = DISPLAY_PINS.get(display or "", {})
+    uart = next((t for t in towers if t.port in PI_UART_PORTS), None)
     for f in dataclasses.fields(KioskPins):
         pin = getattr(pins, f.name)
         if pin is None:
@@ -315,6 +323,11 @@ def _check_pins(pins: KioskPins, display: str | None) -> None:
             raise ConfigError(f"{named} is GPIO{pin}, the {display} display's {bus[pin]}: "
                               f"give the {f.name} another pin (the {display} takes GPIO "
                               f"{', '.join(map(str, bus))})")  # fmt: skip
+        if uart is not None and pin in PI_UART_PINS:
+            raise ConfigError(f"{named} is GPIO{pin}, the Pi's UART {PI_UART_PINS[pin]}, "
+                              f"which tower {uart.name!r} uses (port {uart.port}): give "
+                              f"the {f.name} another pin (the UART takes GPIO 14, 15), or "
+                              "connect the tower through a USB serial adapter")  # fmt: skip
         if pin in used:
             raise ConfigError(f"{used[pin]} and {named} are both GPIO{pin}: each needs a pin "
                               "of its own")  # fmt: skip

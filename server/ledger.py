@@ -212,6 +212,29 @@ def canonical(body: dict[str, Any]) -> str:
     return json.dumps(body, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
 
 
+def _in_wal_mode(path: Path) -> bool:
+    """Whether the SQLite file at ``path`` is a WAL database (its header's read and write
+    versions both 2); False where it cannot be read, or is no SQLite file."""
+    try:
+        with path.open("rb") as f:
+            header = f.read(20)
+    except OSError:
+        return False
+    return header[:16] == b"SQLite format 3\x00" and header[18:20] == b"\x02\x02"
+
+
+def _file_state(path: Path) -> tuple[int, int, int, int, bool] | None:
+    """What changes when a writer copies rows into ``path`` (a checkpoint) or starts (its
+    ``-wal`` file appears): the file's identity, size and times, and whether a ``-wal`` is
+    there.  None where the file is gone."""
+    try:
+        st = path.stat()
+    except OSError:
+        return None
+    wal = path.with_name(path.name + "-wal").exists()
+    return (st.st_ino, st.st_size, st.st_mtime_ns, st.st_ctime_ns, wal)
+
+
 def _connect_listing(uri: str) -> tuple[sqlite3.Connection, set[str]]:
     """A connection to ``uri`` and the names of the tables it holds (read now: SQLite
     opens lazily, so a file it cannot read fails here, not at the first query)."""
@@ -233,6 +256,7 @@ class Ledger:
         self.data_dir = Path(data_dir)
         self.path = self.data_dir / "ledger.sqlite3"
         self._read_only = read_only
+        self._immutable = False  # read-only, the main file alone, without SQLite's locks
         try:
             if read_only:
                 self._db, tables = self._open_read_only()
@@ -270,22 +294,30 @@ class Ledger:
         """A connection that writes nothing, and the tables the file holds.
 
         A WAL database read with ``mode=ro`` still needs its ``-wal`` and ``-shm``
-        files; with the service stopped there are none, and a reader who may not write
-        the folder (`dicebridge ledger verify` as the Pi's user) cannot make them:
-        SQLITE_READONLY_DIRECTORY.  Then the file is opened ``immutable=1``, which
-        needs neither.  That is safe only without a ``-wal`` file: SQLite removes it
-        when the last connection closes, after copying every row into the main file, so
-        none means no writer is open and the main file holds every row.  (A service
-        started during the read writes to a new ``-wal`` and changes the main file only
-        at a checkpoint, after many rows: a read that overlaps one can report damage
-        that is not there, and a second run settles it.)  Where a ``-wal`` file is left,
-        its rows may be in it alone, so the folder's owner has to read it."""
+        files; with the service stopped there are none, and SQLite makes them, empty,
+        and leaves them (a read-only connection cannot remove them at its close), or,
+        for a reader who may not write the folder (`dicebridge ledger verify` as the
+        Pi's user), fails: SQLITE_READONLY_DIRECTORY.  So a WAL file without a ``-wal``
+        is opened ``immutable=1``, which needs neither and makes nothing.  That is safe
+        only without a ``-wal`` file: SQLite removes it when the last connection closes,
+        after copying every row into the main file, so none means no writer is open and
+        the main file holds every row.  (A service started during the read writes to a
+        new ``-wal`` and changes the main file only at a checkpoint: :meth:`verify`
+        reads again, through the ``-wal``, where the file changed or a ``-wal`` appeared
+        while it read.)  Where a ``-wal`` file is there, its rows may be in it alone, so
+        it is read with ``mode=ro`` and SQLite's locks, the writer's ``-wal`` and
+        ``-shm`` with it; where the reader may not use them, the folder's owner has to
+        read it."""
         uri = self.path.resolve().as_uri()
+        wal = self.path.with_name(self.path.name + "-wal")
+        self._immutable = False
+        if _in_wal_mode(self.path) and not wal.exists():
+            self._immutable = True
+            return _connect_listing(f"{uri}?mode=ro&immutable=1")
         try:
             return _connect_listing(f"{uri}?mode=ro")
         except sqlite3.OperationalError as err:
             code = err.sqlite_errorcode & 0xFF
-            wal = self.path.with_name(self.path.name + "-wal")
             if code in (sqlite3.SQLITE_READONLY, sqlite3.SQLITE_CANTOPEN) and wal.exists():
                 raise LedgerError(
                     f"cannot open the ledger at {self.path}: {err}; its {wal.name} file may "
@@ -294,7 +326,17 @@ class Ledger:
                 ) from None
             if code != sqlite3.SQLITE_READONLY:
                 raise
+        self._immutable = True
         return _connect_listing(f"{uri}?mode=ro&immutable=1")
+
+    def _reopen_read_only(self) -> None:
+        """A new read-only connection in place of the one there is (it may see a ``-wal``
+        the old one did not)."""
+        self._db.close()
+        try:
+            self._db, _tables = self._open_read_only()
+        except (OSError, sqlite3.Error) as err:
+            raise LedgerError(f"cannot open the ledger at {self.path}: {err}") from None
 
     def close(self) -> None:
         self._db.close()
@@ -371,6 +413,18 @@ class Ledger:
         not an exception; LedgerError where it cannot be read for another reason."""
         if head is not None and not HEAD_PREFIX.fullmatch(head):
             raise ValueError(f"{head!r} is not a row's hash (16 to 64 hex digits)")
+        tries = 3
+        while True:
+            # read without SQLite's locks (immutable), a writer may have started and
+            # copied rows into the file meanwhile: read it again, through its -wal now
+            before = _file_state(self.path) if self._immutable else None
+            result = self._verify(crops, head)
+            tries -= 1
+            if before is None or not tries or _file_state(self.path) == before:
+                return result
+            self._reopen_read_only()
+
+    def _verify(self, crops: bool, head: str | None) -> Verification:
         prev, expected_id, rows = GENESIS, 1, 0
         head_row: int | None = None
         pictures = _CropCheck(self.data_dir / "crops")

@@ -1,5 +1,6 @@
 """Settings refused before they fail on the Pi: a misspelled DICEBRIDGE_* variable, and kiosk
-pins that the display's bus takes, that two devices share, or that no Pi has."""
+pins that the display's bus takes, that a tower on the Pi's UART takes, that two devices
+share, or that no Pi has."""
 
 from __future__ import annotations
 
@@ -116,3 +117,53 @@ def test_pins_clear_of_the_display_are_taken(tmp_path: Path) -> None:
     # the display from the environment is checked against the file's pins too
     with pytest.raises(ConfigError, match="the st7789 display's SPI0 MOSI"):
         load_config(path, {"DICEBRIDGE_DISPLAY": "st7789"})
+
+
+@pytest.mark.parametrize(
+    ("port", "pins", "said"),
+    [
+        ("/dev/serial0", "button = 14",
+         r"gpio.button is GPIO14, the Pi's UART TXD, which tower 'left' uses \(port "
+         r"/dev/serial0\): give the button another pin \(the UART takes GPIO 14, 15\), or "
+         "connect the tower through a USB serial adapter"),
+        ("/dev/ttyAMA0", "led_idle = 15", "gpio.led_idle is GPIO15, the Pi's UART RXD"),
+        ("/dev/ttyS0", "buzzer = 14", "gpio.buzzer is GPIO14, the Pi's UART TXD"),
+    ],
+)  # fmt: skip
+def test_kiosk_pins_on_the_pi_s_uart_are_refused_with_a_tower_on_it(
+    tmp_path: Path, port: str, pins: str, said: str
+) -> None:
+    """A button or LED on GPIO14/15 had been taken while a tower read the Pi's own UART on
+    them: the two drove one line, and the tower's bytes read as presses (or were lost)."""
+    path = tmp_path / "uart.toml"
+    # a USB tower listed first: the one on the UART is still found
+    towers = '[[towers]]\nname = "store"\nusb = "2e8a:000a"\n' if port == "/dev/ttyS0" else ""
+    path.write_text(f'{towers}[[towers]]\nname = "left"\nport = "{port}"\n[gpio]\n{pins}\n')
+    with pytest.raises(ConfigError, match=said):
+        load_config(path)
+
+
+@pytest.mark.parametrize(
+    "towers",
+    [
+        "",  # no tower: GPIO14 and 15 are pins like any other
+        '[[towers]]\nname = "left"\nport = "/dev/ttyUSB0"\n',  # a USB serial adapter
+        '[[towers]]\nname = "left"\nport = "/dev/ttyACM0"\n',  # a Pico, on USB
+        '[[towers]]\nname = "left"\nusb = "2e8a:000a"\n',
+        '[[towers]]\nname = "left"\nport = "socket://10.0.0.2:7000"\n',
+    ],
+)
+def test_gpio14_and_15_are_free_without_a_tower_on_the_pi_s_uart(
+    tmp_path: Path, towers: str
+) -> None:
+    path = tmp_path / "uart.toml"
+    path.write_text(f"{towers}[gpio]\nbutton = 14\nled_idle = 15\n")
+    assert load_config(path).gpio == KioskPins(button=14, led_idle=15)
+
+
+def test_a_tower_on_the_pi_s_uart_leaves_the_other_pins_free(tmp_path: Path) -> None:
+    path = tmp_path / "uart.toml"
+    path.write_text('[[towers]]\nname = "left"\nport = "/dev/serial0"\n[gpio]\nbutton = 16\n')
+    assert load_config(path).gpio == KioskPins(button=16)  # the defaults: none on 14 or 15
+    path.write_text('[[towers]]\nname = "left"\nport = "/dev/serial0"\n')  # no kiosk pins
+    assert load_config(path).gpio is None

@@ -8,6 +8,7 @@ import sqlite3
 import subprocess
 import sys
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -17,6 +18,7 @@ from server.ledger import Ledger, LedgerError
 WRITER = """
 import sys
 from pathlib import Path
+from typing import Any
 from server.ledger import Ledger
 ledger = Ledger(Path(sys.argv[1]))
 for i in range(10_000):
@@ -267,3 +269,128 @@ def test_another_program_s_database_is_refused_and_left_as_it_was(
     with pytest.raises(LedgerError, match=r"another program's database .* not a dicebridge"):
         Ledger(tmp_path)
     assert path.read_bytes() == before  # not even switched to WAL
+
+
+def listing(folder: Path) -> list[str]:
+    return sorted(str(p.relative_to(folder)) for p in folder.rglob("*"))
+
+
+def test_verify_and_export_of_a_closed_ledger_leave_the_folder_as_they_found_it(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A read-only open of the stopped service's WAL ledger had left an empty -wal and
+    -shm beside it (`mode=ro` makes them, and a read-only connection cannot remove them)."""
+    with Ledger(tmp_path) as ledger:
+        for n in range(3):
+            ledger.append("check", {"n": n})
+    file = tmp_path / "ledger.sqlite3"
+    assert file.read_bytes()[18:20] == b"\x02\x02"  # a WAL database, closed
+    before, content = listing(tmp_path), file.read_bytes()
+    assert before == ["ledger.sqlite3"]
+    assert main(["ledger", "verify", "--data-dir", str(tmp_path)]) == 0
+    assert "ledger intact: 3 rows" in capsys.readouterr().out
+    assert listing(tmp_path) == before
+    assert main(["ledger", "export", "--data-dir", str(tmp_path)]) == 0
+    assert capsys.readouterr().out.count("\n") == 4  # the header and the rows
+    with Ledger(tmp_path, read_only=True) as ledger:
+        assert ledger.verify().ok and ledger.verify(crops=False).rows == 3
+        assert listing(tmp_path) == before  # nor while it is open
+    assert listing(tmp_path) == before and file.read_bytes() == content
+    file.chmod(0o444)  # a file root may write all the same: still nothing made
+    try:
+        assert main(["ledger", "verify", "--data-dir", str(tmp_path)]) == 0
+    finally:
+        file.chmod(0o644)
+    assert listing(tmp_path) == before
+
+
+@pytest.mark.parametrize(
+    ("folder_mode", "file_mode"),
+    [
+        (0o777, 0o444),  # a folder they may write, a file they may only read
+        (0o555, 0o444),  # neither
+    ],
+)
+def test_a_read_only_file_or_folder_is_verified_and_left_as_it_was(
+    folder_mode: int, file_mode: int
+) -> None:
+    """As a user who may only read the file (the Pi's own user, the service's folder): the
+    verify had made a -wal and -shm where it might, or failed where it might not."""
+    from tests.deploy.unprivileged import open_folder, run_unprivileged
+
+    with open_folder() as folder:
+        with Ledger(folder) as ledger:
+            ledger.append("check", {"n": 1})
+        file = folder / "ledger.sqlite3"
+        file.chmod(file_mode)
+        before, content = listing(folder), file.read_bytes()
+        folder.chmod(folder_mode)
+        try:
+            verify = [sys.executable, "-m", "dicebridge", "ledger", "verify", "--data-dir",
+                      str(folder)]  # fmt: skip
+            got = run_unprivileged(verify)
+            after = listing(folder)
+        finally:
+            folder.chmod(0o755)
+        assert (got.returncode, got.stderr) == (0, ""), got.stderr
+        assert "ledger intact: 1 rows" in got.stdout
+        assert after == before == ["ledger.sqlite3"] and file.read_bytes() == content
+
+
+def test_verify_while_the_service_writes_reads_its_committed_rows(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """With the service running its newest rows are in the -wal alone: a read-only verify
+    reads them through it (and its -shm), and not a row still uncommitted."""
+    with Ledger(tmp_path) as running:
+        for n in range(3):
+            running.append("check", {"n": n})  # committed: in the -wal, not the main file
+        other = sqlite3.connect(tmp_path / "ledger.sqlite3", isolation_level=None)
+        try:
+            other.execute("BEGIN IMMEDIATE")
+            other.execute(
+                "INSERT INTO entries VALUES (4, 'check', 'now', '{}', 'not', 'committed')"
+            )
+            before = listing(tmp_path)
+            assert before == ["ledger.sqlite3", "ledger.sqlite3-shm", "ledger.sqlite3-wal"]
+            with Ledger(tmp_path, read_only=True) as reader:
+                result = reader.verify()
+                assert reader.count() == 3
+            assert (result.ok, result.rows) == (True, 3)
+            assert main(["ledger", "verify", "--data-dir", str(tmp_path)]) == 0
+            assert "ledger intact: 3 rows" in capsys.readouterr().out
+            assert listing(tmp_path) == before
+            other.execute("ROLLBACK")
+        finally:
+            other.close()
+        running.append("check", {"n": 3})
+        with Ledger(tmp_path, read_only=True) as reader:
+            assert reader.verify().rows == 4  # a row committed after the first verify
+    assert listing(tmp_path) == ["ledger.sqlite3"]  # the service's close removed them
+
+
+def test_a_service_started_during_a_verify_is_read_again(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The stopped service's file is read without SQLite's locks: one that started and
+    copied rows into it while the verify read is read again, not half of each."""
+    with Ledger(tmp_path) as ledger:
+        ledger.append("check", {"n": 0})
+    reader = Ledger(tmp_path, read_only=True)
+    read = reader._verify
+    rows: list[int] = []
+
+    def overlapped(crops: bool, head: str | None) -> Any:
+        result = read(crops, head)
+        if not rows:  # the service meanwhile: 200 rows, checkpointed into the file at close
+            with Ledger(tmp_path) as service:
+                for n in range(200):
+                    service.append("check", {"n": n + 1, "pad": "x" * 200})
+        rows.append(result.rows)
+        return result
+
+    monkeypatch.setattr(reader, "_verify", overlapped)
+    with reader:
+        result = reader.verify()
+    assert rows == [1, 201] and (result.ok, result.rows) == (True, 201)
+    assert listing(tmp_path) == ["ledger.sqlite3"]
