@@ -250,6 +250,9 @@ table { border-collapse: collapse; width: 100%; margin-bottom: 1mm; }
 th, td { border: 0.3pt solid #777; padding: 0 1mm; text-align: right; }
 th { background: #e8e8e8; }
 section { break-inside: avoid; }
+/* also served at /tables/SYSTEM: on a screen as narrow as a phone each table scrolls in its
+   own box (the dφ table's eleven columns made the page 422 px wide at 390) */
+@media screen { section { overflow-x: auto; } }
 """
 
 
@@ -257,6 +260,7 @@ def to_html(title: str, tables: Sequence[Table]) -> str:
     parts = [
         "<!doctype html>",
         '<html lang="en"><head><meta charset="utf-8">',
+        '<meta name="viewport" content="width=device-width, initial-scale=1">',
         f"<title>{html.escape(title)}</title><style>{PAGE_CSS}</style></head><body>",
         f"<h1>{html.escape(title)}</h1>",
     ]

@@ -155,6 +155,14 @@ def create_app(
         """The checks still waiting for dice, oldest first."""
         return table.waiting()
 
+    @app.get("/api/checks/recent")
+    def recent_checks(limit: int = Query(50, ge=1, le=500)) -> list[dict[str, Any]]:
+        """The checks the service keeps (waiting, and the newest 500 resolved), the last
+        ``limit`` to change (set up, or given dice), in the order they last changed: a page
+        back after a dropped Wi-Fi shows what it missed, such as a check set up and
+        resolved meanwhile."""
+        return table.recent(limit)
+
     @app.get("/api/checks/{check_id}")
     def get_check(check_id: str) -> dict[str, Any]:
         """A check; the service keeps the newest 500 resolved ones (all are in the ledger)."""

@@ -54,6 +54,7 @@ class ActiveCheck:
     system: str
     params: dict[str, Any]
     check: DiceCheck
+    changed: int = 0  # the table's count of check changes at its last one (0: restored)
 
     def to_dict(self) -> dict[str, Any]:
         return {"id": self.id, "system": self.system, "params": self.params, **self.check.to_dict()}
@@ -80,6 +81,7 @@ class Table:
         self.ledger = ledger  # read by the audits
         self.registry = registry if registry is not None else DiceRegistry(ledger)
         self._checks: dict[str, ActiveCheck] = {}
+        self._changes = 0  # the checks' changes (set up, or given dice) since the start
         self._listeners: list[Listener] = []
         self._sources: dict[str, str] = {"manual": "ready"}
         self._source_info: dict[str, dict[str, Any]] = {}  # last news and counts per source
@@ -132,6 +134,7 @@ class Table:
             self._ledger.append("resolution", {"check": active.id, **state})
         with self._lock:
             self._checks[active.id] = active
+            active.changed = self._changed()
         self._announce({"type": "check", **state})
         return state
 
@@ -144,6 +147,20 @@ class Table:
         with self._lock:
             active = list(self._checks.values())
         return [a.to_dict() for a in active if a.check.need() is not None]
+
+    def recent(self, limit: int = 50) -> list[dict[str, Any]]:
+        """The checks kept (those waiting, the newest resolved ones), the last ``limit`` to
+        change (set up, or given dice), in the order they last changed: what a page that was
+        away (a kiosk whose Wi-Fi dropped) missed, to show in that order.  Checks restored
+        at the start come first, oldest first; a withdrawn one is no more listed."""
+        with self._lock:
+            active = sorted(self._checks.values(), key=lambda a: a.changed)
+        return [a.to_dict() for a in active[max(0, len(active) - limit) :]]
+
+    def _changed(self) -> int:
+        """The next count of the checks' changes (called with ``_lock`` held)."""
+        self._changes += 1
+        return self._changes
 
     def _forget_old_resolved(self) -> None:
         with self._lock:
@@ -173,6 +190,7 @@ class Table:
             self._ledger.append("throw", {"check": check_id, "dice": dice})
             with self._lock:  # kept only once recorded: a throw the ledger refused is none
                 active.check = updated
+                active.changed = self._changed()
             state = active.to_dict()
             if state["status"] == "resolved":
                 self._ledger.append("resolution", {"check": check_id, **state})

@@ -32,12 +32,6 @@ PAGES = {
 }
 
 
-ON_SCREEN = (
-    '<meta name="viewport" content="width=device-width, initial-scale=1">'
-    "<style>@media screen { section { overflow-x: auto; } }</style>"
-)
-
-
 class OddsQuery(BaseModel):
     system: str = Field(description="dphi, peupfudge, d6pool, decibel or d5")
     params: dict[str, Any] = Field(default_factory=dict, description="named as in odds")
@@ -129,9 +123,7 @@ def mount_web(app: FastAPI) -> None:
             raise HTTPException(status_code=404, detail="tables exist for dphi and d5")
         from dicebridge.tables import printable
 
-        # made for A4; on a screen as narrow as a phone each table scrolls in its own box
-        # (the dφ table's eleven columns made the page 422 px wide at 390)
-        return printable(system).replace("</head>", ON_SCREEN + "</head>", 1)
+        return printable(system)  # made for A4, and for a phone's screen (its PAGE_CSS)
 
     @app.get("/favicon.ico", include_in_schema=False)
     def favicon() -> FileResponse:  # what a browser asks for where a page names no icon

@@ -7,11 +7,14 @@ const resultText = (check) => (check.value !== null && check.value !== undefined
 let lastResult = null;  // the result shown big, till a new check starts
 let shown = null;  // the check shown
 let shownResolved = false;  // ... and whether as resolved
-const known = new Set();  // the checks this kiosk has shown or seen listed: older than any other
+// the checks this kiosk has shown or seen listed, and the state it saw each in: a check
+// listed in another state (or never seen) when the socket opens again is news
+const seen = new Map();
+const stateOf = (check) => (check.status === "resolved" ? "resolved" : `${check.status}:${check.readings}`);
 function show(check) {
   shown = check.id;
   shownResolved = check.status === "resolved";
-  known.add(check.id);
+  seen.set(check.id, stateOf(check));
   const headline = document.getElementById("headline"), detail = document.getElementById("detail"),
         prompt = document.getElementById("prompt");
   if (check.status === "resolved") {
@@ -33,26 +36,42 @@ function show(check) {
   }
 }
 // Each time the socket opens (the page opened or reloaded mid-game, or back after a restart
-// or a dropped Wi-Fi, whose events it missed) the service is asked again: the check shown,
-// if it waits no more, is shown resolved (withdrawn meanwhile: taken off); then the newest
-// check set up meanwhile, else (none shown) the newest one waiting.  An answer that news
-// overtook (a check's event heard since it was asked) is not drawn over that news.
+// or a dropped Wi-Fi, whose events it missed) the service is asked again: the checks that
+// changed while it was away (`GET /api/checks/recent`, in the order they last changed: set
+// up, given dice, resolved) are shown in that order, as their events would have been, so a
+// check set up and resolved meanwhile ends on its result, and one set up meanwhile shows
+// its prompt, the result before it going small.  The check shown, if it waits no more and
+// is not among them, is shown resolved (withdrawn meanwhile: taken off, and the newest one
+// waiting shown).  Opened (or reloaded), it shows the newest check waiting: what was listed
+// then is no news.  An answer that news overtook (a check's event heard since it was asked)
+// is not drawn over that news.
 let heard = 0;  // the checks' events heard
+let askedOnce = false;  // the service was asked since the page opened
 function catchUp() {
-  const asked = shown, before = heard;
-  api("/api/checks").then(async (waiting) => {
+  const asked = shown, before = heard, opened = !askedOnce;
+  Promise.all([api("/api/checks"), api("/api/checks/recent")]).then(async ([waiting, recent]) => {
+    const listed = new Set(recent.map((c) => c.id)), waits = new Set(waiting.map((c) => c.id));
+    const remember = () => {  // what was listed, as listed, unless seen since
+      askedOnce = true;
+      for (const c of [...waiting, ...recent]) if (!seen.has(c.id)) seen.set(c.id, stateOf(c));
+    };
+    if (heard !== before) { if (opened) remember(); return; }
+    const isNews = (c) => !opened && seen.get(c.id) !== stateOf(c);
+    // (one waiting since before the last changes listed: older than any of them)
+    const news = [...waiting.filter((c) => !listed.has(c.id) && isNews(c)), ...recent.filter(isNews)];
     let none = asked === null;  // no check shown (or the one shown is no more)
-    if (!none && !shownResolved && !waiting.some((c) => c.id === asked)) {
+    if (!none && !shownResolved && !waits.has(asked) && !listed.has(asked)) {
       const check = await api(`/api/checks/${asked}`).catch(() => null);
-      if (heard !== before) return;
-      if (check && check.status === "resolved") show(check);
+      if (heard !== before) { if (opened) remember(); return; }
+      if (check && check.status === "resolved") news.unshift(check);  // before those listed
       else if (!check) { clearPrompt(); none = true; }  // withdrawn, or not back after a restart
     }
-    if (heard !== before) return;
-    const fresh = waiting.filter((c) => !known.has(c.id));  // set up while not listening
-    for (const c of waiting) known.add(c.id);  // (an older one left waiting is not news)
-    const newest = fresh.length ? fresh : none ? waiting : [];
-    if (newest.length) show(newest[newest.length - 1]);
+    remember();
+    for (const id of seen.keys()) {  // a kiosk runs for weeks: what can change no more goes
+      if (!listed.has(id) && !waits.has(id)) seen.delete(id);
+    }
+    const newest = news.length ? news : none && waiting.length ? [waiting[waiting.length - 1]] : [];
+    for (const c of newest) show(c);
   }).catch(() => {});
 }
 function clearPrompt() {

@@ -70,6 +70,24 @@ def test_the_checks_still_waiting_are_listed_oldest_first(client: TestClient) ->
     assert waiting[0] == client.get(f"/api/checks/{made[0]['id']}").json()
 
 
+def test_the_recent_checks_are_listed_in_the_order_they_last_changed(client: TestClient) -> None:
+    """What a kiosk back after a dropped Wi-Fi shows: a check set up and resolved meanwhile
+    is listed after one set up before it that still waits; a withdrawn one is not listed."""
+    made = [
+        client.post("/api/checks", json={"system": "dphi", "params": {"might": m}}).json()
+        for m in (0.1, 0.2, 0.3, 0.4)
+    ]
+    client.post(f"/api/checks/{made[0]['id']}/dice", json={"dice": [{"die": "d10", "value": 4}]})
+    client.post(f"/api/checks/{made[3]['id']}/withdraw", json={})
+    client.post(f"/api/checks/{made[1]['id']}/dice", json={"dice": [{"die": "d10", "value": 9}]})
+    recent = client.get("/api/checks/recent").json()
+    assert [c["id"] for c in recent] == [made[i]["id"] for i in (2, 0, 1)]
+    assert [c["status"] for c in recent] == ["need", "need", "resolved"]
+    assert recent[-1] == client.get(f"/api/checks/{made[1]['id']}").json()
+    assert [c["id"] for c in client.get("/api/checks/recent?limit=1").json()] == [made[1]["id"]]
+    assert client.get("/api/checks/recent?limit=0").status_code == 422
+
+
 def test_bad_input_gets_a_4xx_that_says_why(client: TestClient) -> None:
     assert client.post("/api/checks", json={"system": "d8pool", "params": {}}).status_code == 422
     bad = client.post("/api/checks", json={"system": "d6pool", "params": {"levle": 3}})

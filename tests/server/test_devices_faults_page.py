@@ -9,8 +9,6 @@ import json
 import os
 import random
 import re
-import shutil
-import socket
 import threading
 import time
 import urllib.request
@@ -27,8 +25,8 @@ from server.config import TowerConfig
 from server.ledger import Ledger
 from server.sources import tower_fleet
 from server.table import Table
+from tests.server.pages import CHROMIUM, in_process
 
-CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
 GARBAGE = "receiving data but none of it is readable"
 COUNTED = re.compile(r"^\d+ unreadable frames? since connected( \(\d+ in the last minute\))?$")
 SIMS = {  # the settings' default heartbeat (three missed seconds), as in the service
@@ -38,17 +36,9 @@ SIMS = {  # the settings' default heartbeat (three missed seconds), as in the se
 }
 
 
-def _free_port() -> int:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        return int(probe.getsockname()[1])
-
-
 @pytest.fixture(scope="module")
 def service(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
     """The service (uvicorn on a thread) with three towers on ptys: its base URL."""
-    import uvicorn
-
     stop = threading.Event()
     masters, towers = [], []
     for name, sim in SIMS.items():
@@ -62,18 +52,10 @@ def service(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
     app = create_app(table)
     fleet = tower_fleet(tuple(config for _, config in towers), table)
     fleet.start()
-    server = uvicorn.Server(uvicorn.Config(app, port=_free_port(), log_level="warning"))
-    web = threading.Thread(target=server.run, daemon=True)
-    web.start()
     try:
-        deadline = time.monotonic() + 20
-        while not server.started:
-            assert time.monotonic() < deadline, "the service did not come up"
-            time.sleep(0.05)
-        yield f"http://127.0.0.1:{server.config.port}"
+        with in_process(app) as url:
+            yield url
     finally:
-        server.should_exit = True
-        web.join(10)
         fleet.stop()
         stop.set()
         for (thread, _), master in zip(towers, masters, strict=True):
@@ -122,29 +104,27 @@ def test_the_device_status_counts_what_each_tower_could_not_read(service: str) -
 
 
 @pytest.mark.skipif(CHROMIUM is None, reason="no chromium here (`make test` installs it)")
-def test_the_devices_page_shows_unreadable_data_only_where_there_is_some(service: str) -> None:
-    from playwright.sync_api import expect, sync_playwright
+def test_the_devices_page_shows_unreadable_data_only_where_there_is_some(
+    service: str, browser: object
+) -> None:
+    from playwright.sync_api import Browser, expect
 
+    assert isinstance(browser, Browser)
     _until_details(service, _faults_shown)
-    with sync_playwright() as p:
-        browser = p.chromium.launch(executable_path=CHROMIUM, headless=True, args=["--no-sandbox"])
-        try:
-            page = browser.new_page()
-            page.goto(f"{service}/devices")
-            rows = page.locator("#sources tr")
-            garbled = rows.filter(has_text="tower:garbled")
-            expect(garbled.locator(".problem")).to_contain_text(GARBAGE)
-            expect(garbled).to_contain_text("check that the tower sends at 115,200 baud")
-            expect(garbled).to_contain_text("nothing readable")
-            noisy = rows.filter(has_text="tower:noisy")
-            expect(noisy.locator(".unreadable")).to_have_text(COUNTED)
-            expect(noisy.locator(".problem")).to_have_count(0)
-            # nothing unreadable: no line at all, not "0 unreadable frames"
-            expect(rows.filter(has_text="tower:clean")).to_contain_text("connected")
-            expect(rows.filter(has_text="tower:clean").locator(".unreadable")).to_have_count(0)
-            expect(rows.filter(has_text="manual").locator(".unreadable")).to_have_count(0)
-            shots = Path(__file__).resolve().parents[2] / "build" / "screenshots"
-            shots.mkdir(parents=True, exist_ok=True)
-            page.screenshot(path=str(shots / "devices-unreadable.png"), full_page=True)
-        finally:
-            browser.close()
+    page = browser.new_page()
+    page.goto(f"{service}/devices")
+    rows = page.locator("#sources tr")
+    garbled = rows.filter(has_text="tower:garbled")
+    expect(garbled.locator(".problem")).to_contain_text(GARBAGE)
+    expect(garbled).to_contain_text("check that the tower sends at 115,200 baud")
+    expect(garbled).to_contain_text("nothing readable")
+    noisy = rows.filter(has_text="tower:noisy")
+    expect(noisy.locator(".unreadable")).to_have_text(COUNTED)
+    expect(noisy.locator(".problem")).to_have_count(0)
+    # nothing unreadable: no line at all, not "0 unreadable frames"
+    expect(rows.filter(has_text="tower:clean")).to_contain_text("connected")
+    expect(rows.filter(has_text="tower:clean").locator(".unreadable")).to_have_count(0)
+    expect(rows.filter(has_text="manual").locator(".unreadable")).to_have_count(0)
+    shots = Path(__file__).resolve().parents[2] / "build" / "screenshots"
+    shots.mkdir(parents=True, exist_ok=True)
+    page.screenshot(path=str(shots / "devices-unreadable.png"), full_page=True)

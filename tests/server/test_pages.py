@@ -4,8 +4,6 @@ real `dicebridge serve` process.  Screenshots of each page go to build/screensho
 from __future__ import annotations
 
 import re
-import shutil
-import socket
 import subprocess
 import sys
 import time
@@ -17,20 +15,13 @@ from typing import Any
 
 import pytest
 
+from tests.server.pages import CHROMIUM, NO_CHROMIUM, free_port, in_process
+
 ROOT = Path(__file__).resolve().parents[2]
 SHOTS = ROOT / "build" / "screenshots"
-CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
 PIN = "4321"
 
-pytestmark = pytest.mark.skipif(
-    CHROMIUM is None, reason="no chromium here (`make test` installs Debian's chromium when it can)"
-)
-
-
-def _free_port() -> int:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        return int(probe.getsockname()[1])
+pytestmark = pytest.mark.skipif(CHROMIUM is None, reason=NO_CHROMIUM)
 
 
 def _start(port: int, data: Path) -> subprocess.Popen[bytes]:
@@ -84,32 +75,9 @@ def _table_and_kiosk(browser: Any, url: str) -> tuple[Any, Any]:
     return pages[0], pages[1]
 
 
-@contextmanager
-def _in_process(app: Any) -> Iterator[str]:
-    """``app`` served by uvicorn on a thread of this process (so a test can be the camera):
-    its base URL."""
-    import threading
-
-    import uvicorn
-
-    port = _free_port()
-    server = uvicorn.Server(uvicorn.Config(app, port=port, log_level="warning"))
-    thread = threading.Thread(target=server.run, daemon=True)
-    thread.start()
-    try:
-        deadline = time.monotonic() + 20
-        while not server.started:
-            assert time.monotonic() < deadline, "the service did not come up"
-            time.sleep(0.05)
-        yield f"http://127.0.0.1:{port}"
-    finally:
-        server.should_exit = True
-        thread.join(10)
-
-
 @pytest.fixture(scope="module")
 def base(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
-    port = _free_port()
+    port = free_port()
     data = tmp_path_factory.mktemp("data")
     from server.admin import AdminPin
 
@@ -117,17 +85,6 @@ def base(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
     proc = _start(port, data)
     yield f"http://127.0.0.1:{port}"
     _stop(proc)
-
-
-@pytest.fixture(scope="module")
-def browser() -> Iterator[object]:
-    from playwright.sync_api import sync_playwright
-
-    with sync_playwright() as p:
-        launched = p.chromium.launch(executable_path=CHROMIUM, headless=True,
-                                     args=["--no-sandbox"])  # fmt: skip
-        yield launched
-        launched.close()
 
 
 def test_a_check_set_up_and_entered_by_hand_shows_live_on_the_kiosk(
@@ -437,7 +394,7 @@ def test_a_face_taught_on_the_devices_page_shows_the_photo_it_was_taught_from(
     with Ledger(tmp_path) as ledger:
         table = Table(ledger)
         camera = CameraSource("camera", Replay([]), DiceReader(), table, diesets=store)
-        with _in_process(create_app(table, admin, store, camera=camera)) as url:
+        with in_process(create_app(table, admin, store, camera=camera)) as url:
             camera.read_throw(render_throw(spec, np.random.default_rng(3)).image)  # settled
             page = browser.new_page()
             page.goto(f"{url}/devices")
@@ -481,7 +438,7 @@ def test_a_face_taught_by_mistake_is_forgotten_and_a_set_removed_on_the_devices_
     spoilt = store.path("old-d20")
     spoilt.mkdir(parents=True)
     (spoilt / "dieset.json").write_text('{"name": "old-d20", "die": "d2', encoding="utf-8")
-    with Ledger(tmp_path) as ledger, _in_process(create_app(Table(ledger), admin, store)) as url:
+    with Ledger(tmp_path) as ledger, in_process(create_app(Table(ledger), admin, store)) as url:
         page = browser.new_page()
         page.on("dialog", lambda dialog: dialog.accept())  # "Remove the die set …?"
         page.goto(f"{url}/devices")
@@ -555,7 +512,7 @@ def test_a_camera_die_on_the_history_page_shows_its_crop_and_can_be_corrected(
         unsure = camera.read_throw(cut.image).uncertain  # dice cut by the frame's edge
         assert unsure, "the throw of dice cut by the edge should leave dice unsure"
         row = next(iter(ledger.entries(kind="throw")))
-    port = _free_port()
+    port = free_port()
     proc = _start(port, tmp_path)
     try:
         page = browser.new_page()
@@ -602,7 +559,7 @@ def test_dice_thrown_together_beyond_the_need_are_explained_on_the_card_and_kios
     assert isinstance(browser, Browser)
     with Ledger(tmp_path) as ledger:
         table = Table(ledger)  # the service in this process, so the test can be the camera
-        with _in_process(create_app(table)) as url:
+        with in_process(create_app(table)) as url:
             page, kiosk = _table_and_kiosk(browser, url)
             page.select_option("#system", "d5")
             page.fill("#p-at_least", "2")
@@ -638,7 +595,7 @@ def test_a_check_set_up_by_mistake_is_withdrawn_on_the_table_page(
     with Ledger(tmp_path) as ledger:
         table = Table(ledger)
         older = table.create("dphi", {"might": 0.5})["id"]
-        with _in_process(create_app(table)) as url:
+        with in_process(create_app(table)) as url:
             page, kiosk = _table_and_kiosk(browser, url)
             other = browser.new_page()  # another screen at the table
             other.goto(url)
@@ -691,7 +648,7 @@ def test_a_die_the_camera_is_unsure_of_is_settled_on_the_table_page(
     with Ledger(tmp_path) as ledger:
         table = Table(ledger)  # the service in this process, so the test can be the camera
         camera = CameraSource("camera", Replay([]), DiceReader(), table)
-        with _in_process(create_app(table, camera=camera)) as url:
+        with in_process(create_app(table, camera=camera)) as url:
             page, kiosk = _table_and_kiosk(browser, url)
             card = _start_two_d6(page)
             result = camera.read_throw(soft)
@@ -738,7 +695,7 @@ def _table_page_with_camera(
     with Ledger(folder) as ledger:
         table = Table(ledger)
         camera = CameraSource("camera", Replay([]), reader or DiceReader(), table)
-        with _in_process(create_app(table, camera=camera)) as url:
+        with in_process(create_app(table, camera=camera)) as url:
             page = browser.new_page()
             page.goto(f"{url}/")
             expect(page.locator("#live")).to_have_text("live")
@@ -870,7 +827,7 @@ def test_a_die_to_confirm_offers_its_guess_and_the_next_likeliest_face(
     assert isinstance(browser, Browser)
     with Ledger(tmp_path) as ledger:
         table = Table(ledger)
-        with _in_process(create_app(table)) as url:
+        with in_process(create_app(table)) as url:
             page = browser.new_page()
             page.goto(f"{url}/")
             expect(page.locator("#live")).to_have_text("live")
@@ -926,7 +883,7 @@ def test_a_d5_is_taught_by_throwing_and_naming_the_groups_on_the_devices_page(
         camera = CameraSource("camera", Replay([]), DiceReader(), table, diesets=store,
                               collector=collector)  # fmt: skip
         app = create_app(table, AdminPin(tmp_path), store, camera=camera, collector=collector)
-        with _in_process(app) as url:
+        with in_process(app) as url:
             page = browser.new_page()
             page.goto(f"{url}/devices")
             why = page.locator("#diesets tr").filter(has_text="old-d10").locator("td.error")
@@ -979,7 +936,7 @@ def test_the_live_view_shows_what_the_camera_sees_now(browser: object, tmp_path:
         table = Table(ledger)
         camera = CameraSource("camera", Replay([tray], interval=0.1, hold=True), DiceReader(),
                               table)  # fmt: skip
-        with _in_process(create_app(table, camera=camera)) as url:
+        with in_process(create_app(table, camera=camera)) as url:
             page = browser.new_page()
             page.goto(f"{url}/devices")
             page.get_by_role("button", name="Live view").click()
@@ -1004,7 +961,7 @@ def test_the_kiosk_reconnects_by_itself_after_a_restart(browser: object, tmp_pat
     from playwright.sync_api import Browser, expect
 
     assert isinstance(browser, Browser)
-    port = _free_port()
+    port = free_port()
     proc = _start(port, tmp_path)
     kiosk = browser.new_page()
     kiosk.goto(f"http://127.0.0.1:{port}/kiosk")
@@ -1049,7 +1006,7 @@ def test_a_tray_area_clicked_on_the_camera_picture_is_saved_refused_and_forgotte
         camera = CameraSource("camera", Replay([tray], interval=0.1, hold=True), DiceReader(),
                               table, areas=store)  # fmt: skip
         app = create_app(table, AdminPin(tmp_path), camera=camera, areas=store)
-        with _in_process(app) as url:
+        with in_process(app) as url:
             page = browser.new_page()
             page.goto(f"{url}/devices")
             state, error = page.locator("#area-state"), page.locator("#area-error")
@@ -1134,7 +1091,7 @@ def test_the_tray_found_in_the_last_throw_is_offered_to_check_and_save(
         camera = CameraSource("camera", Replay([view], interval=0.1, hold=True), DiceReader(),
                               table, areas=store)  # fmt: skip
         app = create_app(table, AdminPin(tmp_path), camera=camera, areas=store)
-        with _in_process(app) as url:
+        with in_process(app) as url:
             page = browser.new_page()
             page.goto(f"{url}/devices")
             page.click("text=Find the tray in the picture")
@@ -1196,7 +1153,7 @@ def test_a_face_that_is_no_whole_number_is_refused_on_the_devices_page(
     assert isinstance(browser, Browser)
     admin, store = _admin_and_die_sets(tmp_path)
     store.save(taught_from_renders("d10", 2, "red-d10"))
-    with Ledger(tmp_path) as ledger, _in_process(create_app(Table(ledger), admin, store)) as url:
+    with Ledger(tmp_path) as ledger, in_process(create_app(Table(ledger), admin, store)) as url:
         page = browser.new_page()
         sent: list[str] = []
         page.on("request", lambda r: sent.append(r.url) if r.method != "GET" else None)
@@ -1569,6 +1526,71 @@ def test_the_kiosk_asks_again_after_its_socket_drops(base: str, browser: object)
     kiosk.close()
 
 
+def test_the_kiosk_shows_a_check_set_up_and_resolved_while_its_socket_was_down(
+    base: str, browser: object
+) -> None:
+    """A check set up and resolved while the kiosk's Wi-Fi was down was never shown: back, it
+    asked again only for the check it showed and the checks waiting, and went on showing the
+    result before (or the prompt of a check still waiting).  It now shows what changed
+    meanwhile (`GET /api/checks/recent`), in order: the newest result."""
+    from playwright.sync_api import Browser, expect
+
+    assert isinstance(browser, Browser)
+    kiosk = browser.new_page()
+    wifi = _Wifi(kiosk)
+    kiosk.goto(f"{base}/kiosk")
+    expect(kiosk.locator("#live")).to_have_text("live")
+
+    def check(params: dict[str, Any], faces: list[int] | None = None) -> dict[str, Any]:
+        """A d6 pool check set up through the API, resolved with ``faces`` if given."""
+        made = kiosk.request.post(f"{base}/api/checks", data={"system": "d6pool", "params": params})
+        if faces is None:
+            return dict(made.json())
+        dice = {"dice": [{"die": "d6", "value": face} for face in faces]}
+        done = kiosk.request.post(f"{base}/api/checks/{made.json()['id']}/dice", data=dice).json()
+        assert done["status"] == "resolved"
+        return dict(done)
+
+    def away() -> None:
+        wifi.drop()
+        expect(kiosk.locator("#live")).to_have_text("reconnecting")
+
+    def back() -> None:
+        wifi.back()
+        expect(kiosk.locator("#live")).to_have_text("live", timeout=15_000)
+
+    heard = check({"level": 2, "difficulty": 3}, [1, 2])  # heard live: a failure, 0
+    expect(kiosk.locator("#detail")).to_have_text(f"d6pool: {heard['outcome']}")
+    away()
+    missed = check({"level": 2, "difficulty": 1}, [4, 3])  # a success, 2
+    assert (missed["outcome"], missed["value"]) != (heard["outcome"], heard["value"])
+    back()
+    expect(kiosk.locator("#headline")).to_have_text(str(missed["value"]))
+    expect(kiosk.locator("#detail")).to_have_text(f"d6pool: {missed['outcome']}")
+    expect(kiosk.locator("#prompt")).to_be_empty()
+    # away while a check waits: one set up and resolved after it is the newest result
+    waiting = check({"level": 1, "difficulty": 1})
+    expect(kiosk.locator("#prompt")).to_have_text("throw 1 d6")
+    away()
+    last = check({"level": 2, "difficulty": 3}, [1, 2])
+    back()
+    expect(kiosk.locator("#detail")).to_have_text(f"d6pool: {last['outcome']}")
+    expect(kiosk.locator("#headline")).to_have_text(str(last["value"]))
+    expect(kiosk.locator("#prompt")).to_be_empty()
+    # away: one set up and resolved, then another set up: that one's prompt, the result small
+    away()
+    result = check({"level": 2, "difficulty": 1}, [4, 3])
+    newest = check({"level": 1, "difficulty": 1})
+    back()
+    expect(kiosk.locator("#prompt")).to_have_text("throw 1 d6")
+    expect(kiosk.locator("#last")).to_have_text(
+        f"last result: d6pool {result['value']} ({result['outcome']})"
+    )
+    for left in (waiting, newest):  # the module's service is shared: nothing left waiting
+        kiosk.request.post(f"{base}/api/checks/{left['id']}/withdraw", data={})
+    kiosk.close()
+
+
 def test_an_unsure_die_settled_on_one_screen_leaves_every_other(
     browser: object, tmp_path: Path
 ) -> None:
@@ -1590,7 +1612,7 @@ def test_an_unsure_die_settled_on_one_screen_leaves_every_other(
 
     with Ledger(tmp_path) as ledger:
         table = Table(ledger)
-        with _in_process(create_app(table)) as url:
+        with in_process(create_app(table)) as url:
             pages = []
             for hide in (None, None, confirms):  # the third never hears that it was settled
                 page = browser.new_page()
@@ -1647,7 +1669,7 @@ def test_the_focus_goes_on_to_the_next_card_when_a_check_is_withdrawn(
         table = Table(ledger)
         older = table.create("dphi", {"might": 0.5})["id"]
         newer = table.create("d6pool", {"level": 2, "difficulty": 3})["id"]
-        with _in_process(create_app(table)) as url:
+        with in_process(create_app(table)) as url:
             page = browser.new_page()
             page.goto(f"{url}/")
             expect(page.locator("#live")).to_have_text("live")
