@@ -9,6 +9,9 @@ from __future__ import annotations
 import html
 import math
 from collections.abc import Callable, Sequence
+from typing import Any
+
+import numpy as np
 
 from audit.recognizer import RecognizerReport
 from audit.sequential import e_value_path
@@ -18,7 +21,8 @@ WIDTH, HEIGHT, PAD = 640, 240, 40
 
 
 def face_bars_svg(result: Audit) -> str:
-    """Per-face shares as bars, 95% Wilson intervals as whiskers, the fair share dashed."""
+    """Per-face shares as bars, their intervals as whiskers (confidence sequences in a
+    live audit, Wilson's otherwise), the fair share dashed."""
     faces = result.faces
     top = max(f.ci_high for f in faces) * 1.1
     fair = 1 / result.log.sides
@@ -27,10 +31,10 @@ def face_bars_svg(result: Audit) -> str:
     def y(v: float) -> float:
         return HEIGHT - PAD - (HEIGHT - 2 * PAD) * v / top
 
-    parts = [_svg_open("Share of throws per face, with 95% intervals")]
+    parts = [_svg_open(f"Share of throws per face, with {result.interval_words}s")]
     for i, f in enumerate(faces):
         x = PAD + i * slot
-        colour = "#c0392b" if f.p_holm < 0.05 else "#4a6fa5"
+        colour = "#c0392b" if result.off_fair(f) else "#4a6fa5"
         parts.append(
             f'<rect x="{x + slot * 0.15:.1f}" y="{y(f.share):.1f}" width="{slot * 0.7:.1f}" '
             f'height="{y(0) - y(f.share):.1f}" fill="{colour}"/>'
@@ -52,7 +56,8 @@ def face_bars_svg(result: Audit) -> str:
 
 
 def e_value_svg(sequence: Sequence[int], sides: int) -> str:
-    """log10 of the e-value after each throw, with the 1/α = 20 line."""
+    """log10 of the e-value after each throw, with the 1/α = 20 line and a ring where
+    the path first reached it (the rejection stands from there)."""
     path = e_value_path(sequence, sides) / math.log(10)
     n = len(path)
     low, high = min(float(path.min()), -1.0), max(float(path.max()), math.log10(20) + 0.5)
@@ -65,12 +70,21 @@ def e_value_svg(sequence: Sequence[int], sides: int) -> str:
 
     step = max(1, n // 600)  # at most ~600 points on the page
     points = " ".join(f"{x(i):.1f},{y(float(path[i])):.1f}" for i in range(0, n, step))
+    crossed: list[str] = []
+    if len(hits := np.flatnonzero(path >= math.log10(20))):
+        i = int(hits[0])
+        crossed = [
+            f'<circle cx="{x(i):.1f}" cy="{y(float(path[i])):.1f}" r="4" fill="none" '
+            'stroke="#c0392b" stroke-width="1.5"/>',
+            _text(x(i), y(float(path[i])) - 8, f"20 first reached at throw {i + 1:,}"),
+        ]
     parts = [
         _svg_open("Evidence against a fair die as the throws came in (log10 e-value)"),
         f'<polyline points="{points}" fill="none" stroke="#4a6fa5" stroke-width="1.5"/>',
         f'<line x1="{PAD}" x2="{WIDTH - PAD}" y1="{y(math.log10(20)):.1f}" '
         f'y2="{y(math.log10(20)):.1f}" stroke="#c0392b" stroke-dasharray="5,4"/>',
         _text(WIDTH - PAD, y(math.log10(20)) - 4, "E = 20: biased", anchor="end"),
+        *crossed,
         _text(WIDTH / 2, HEIGHT - 8, f"throws (0 to {n:,})"),
         *_y_axis(high, y, low=low),
         "</svg>",
@@ -103,10 +117,30 @@ def _y_axis(
     return parts
 
 
+def _e_value_words(data: dict[str, Any]) -> str:
+    """The highest E (which decides a live audit), where it was, and E now."""
+    now = f"10^{data['log10_e_value']:.2f}"
+    if data["e_value_max_at"] is None:  # no throw order: no path
+        return f"{now} (20 or more: biased, at any time)"
+    crossed = data["e_value_crossed_at"]
+    reached = f"; 20 first reached at throw {crossed:,}" if crossed is not None else ""
+    return (
+        f"highest 10^{data['log10_e_value_max']:.2f}, at throw {data['e_value_max_at']:,}"
+        f"{reached}; {now} now (20 or more at any throw: biased, and it stays so)"
+    )
+
+
+def _interval_words(result: Audit) -> str:
+    if result.live:
+        return "95% confidence sequences: valid however often this audit is looked at"
+    return "95% Wilson intervals: fixed-sample, valid for one look at a finished log"
+
+
 def render(result: Audit, title: str, recognizer: RecognizerReport | None = None) -> str:
     data = result.to_json()
     rule = (
-        "the verdict follows the e-value: a live audit, looked at again and again"
+        "the verdict follows the e-value's highest value so far: a live audit, looked at "
+        "again and again"
         if result.live
         else "the verdict follows the fixed-sample test: a finished log, judged once"
     )
@@ -115,7 +149,8 @@ def render(result: Audit, title: str, recognizer: RecognizerReport | None = None
         ("verdict from", rule),
         ("Pearson χ²", f"{data['chi2']:.2f} (p = {data['chi2_p_value']:.3g})"),
         ("G-test", f"{data['g']:.2f} (p = {data['g_p_value']:.3g})"),
-        ("e-value", f"10^{data['log10_e_value']:.2f} (20 or more: biased, at any time)"),
+        ("e-value", _e_value_words(data)),
+        ("per-face intervals", _interval_words(result)),
         (
             f"throws for 80% power ({100 * result.bias:.0f}% bias)",
             f"{data['fixed_sample_throws']:,} with the χ² test; "
@@ -170,7 +205,8 @@ svg {{ width: 100%; height: auto; margin: 2mm 0; }}
 <p class="verdict">{html.escape(result.words())}</p>
 <table>{summary}</table>
 {"".join(charts)}
-<table><tr><th>face</th><th>count</th><th>share</th><th>95% interval</th><th>Holm p</th></tr>
+<table><tr><th>face</th><th>count</th><th>share</th><th>{result.interval_words}</th>
+<th>Holm p</th></tr>
 {faces}</table>
 </body></html>
 """

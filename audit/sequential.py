@@ -12,20 +12,26 @@ face j, after i throws of which n_j were j, multiplies it by K (c + n_j) / (Kc +
 stopping-time simulation use that product, a few numpy operations per throw
 whatever the number of faces, and give the values ``log_e_value`` gives for the
 counts so far.
+
+Ville's inequality is about the path's supremum, so a live audit goes by the
+running maximum (``e_value_peak``): once E has reached 1/α the rejection stands.
+``confidence_sequence`` gives each face's share an interval valid at every look,
+from the same mixture seen from one face.
 """
 
 from __future__ import annotations
 
+import math
 from bisect import bisect_right
 from collections import Counter
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
 from itertools import pairwise
 
 import numpy as np
 from scipy import optimize, stats
-from scipy.special import gammaln, logsumexp
+from scipy.special import betaln, gammaln, logsumexp, xlog1py, xlogy
 
 CONCENTRATIONS = (1.0, 10.0, 100.0, 1000.0)
 # The stopping-time simulation ends after this many simulated throws in all (about a
@@ -60,22 +66,103 @@ def _earlier_same(faces: np.ndarray, per_face: np.ndarray) -> np.ndarray:
     return out
 
 
+def _faces(sequence: Sequence[int], sides: int) -> np.ndarray:
+    faces = np.asarray(sequence, dtype=np.int64) - 1
+    if len(faces) and (faces.min() < 0 or faces.max() >= sides):
+        raise ValueError(f"faces of a d{sides} are 1 to {sides}")
+    return faces
+
+
+def _log_mean_exp(logs: np.ndarray) -> np.ndarray:
+    """ln mean exp over axis 0; scipy's logsumexp costs ten times as much here."""
+    top = logs.max(axis=0)
+    return np.asarray(top + np.log(np.exp(logs - top).mean(axis=0)))
+
+
+def _e_value_chunks(faces: np.ndarray, sides: int, chunk: int = 1 << 20) -> Iterator[np.ndarray]:
+    """log E after each throw, a chunk at a time (memory stays bounded on a long log)."""
+    conc = np.asarray(CONCENTRATIONS)[:, None]
+    counts = np.zeros(sides, dtype=np.int64)
+    face_part = np.zeros((len(CONCENTRATIONS), 1))  # Σ_j ln Γ(c + n_j)/Γ(c) so far
+    for start in range(0, len(faces), chunk):
+        part = faces[start : start + chunk]
+        per_face = np.bincount(part, minlength=sides)
+        face_now = face_part + np.cumsum(
+            np.log(conc + counts[part] + _earlier_same(part, per_face)), axis=1
+        )
+        n = np.arange(start + 1, start + len(part) + 1)
+        fair = gammaln(sides * conc + n) - gammaln(sides * conc) - n * np.log(sides)
+        yield _log_mean_exp(face_now - fair)
+        counts += per_face
+        face_part = face_now[:, -1:]
+
+
 def e_value_path(sequence: Sequence[int], sides: int) -> np.ndarray:
     """log E after each throw of an ordered log (for the live plot and stopping)."""
-    faces = np.asarray(sequence, dtype=np.int64) - 1
-    if len(faces) == 0:
-        return np.empty(0)
-    if faces.min() < 0 or faces.max() >= sides:
-        raise ValueError(f"faces of a d{sides} are 1 to {sides}")
-    earlier = _earlier_same(faces, np.bincount(faces, minlength=sides))
-    conc = np.asarray(CONCENTRATIONS)[:, None]
-    n = np.arange(1, len(faces) + 1)
-    logs = (
-        np.cumsum(np.log(conc + earlier), axis=1)  # Σ_j ln Γ(c + n_j)/Γ(c)
-        - (gammaln(sides * conc + n) - gammaln(sides * conc))
-        + n * np.log(sides)
-    )
-    return np.asarray(logsumexp(logs, axis=0) - np.log(len(CONCENTRATIONS)))
+    chunks = list(_e_value_chunks(_faces(sequence, sides), sides))
+    return np.concatenate(chunks) if chunks else np.empty(0)
+
+
+@dataclass(frozen=True)
+class Peak:
+    """The running maximum of an ordered log's e-value path.
+
+    Ville's inequality bounds the supremum, P(E_t ≥ 1/α at some t) ≤ α for a fair
+    die, so a path that has reached 1/α has rejected for good, whatever E is now.
+    """
+
+    log_e: float  # the highest ln E
+    at: int  # the throw (from 1) where it was first that high
+    crossed_at: int | None  # the first throw with E ≥ 1/α; None if never
+
+
+def e_value_peak(sequence: Sequence[int], sides: int, alpha: float = 0.05) -> Peak:
+    """The path's maximum, where it was reached, and its first crossing of 1/α."""
+    best, at, crossed, start = -math.inf, 0, None, 0
+    target = math.log(1 / alpha)
+    for logs in _e_value_chunks(_faces(sequence, sides), sides):
+        i = int(np.argmax(logs))
+        if logs[i] > best:
+            best, at = float(logs[i]), start + i + 1
+        if crossed is None and logs[i] >= target:
+            crossed = start + int(np.argmax(logs >= target)) + 1
+        start += len(logs)
+    if start == 0:
+        raise ValueError("no throws: an e-value path needs at least one")
+    return Peak(best, at, crossed)
+
+
+def confidence_sequence(counts: np.ndarray, alpha: float = 0.05) -> tuple[np.ndarray, np.ndarray]:
+    """Anytime-valid 1 − α intervals for each face's share (last axis: the faces).
+
+    For a share p of face j, M_t(p) = (the e-value's mixture seen from face j: a
+    Beta(c, (K − 1)c) over its share, averaged over the concentrations) / p^S (1 − p)^(t − S)
+    is a nonnegative martingale with mean 1 when p is the true share, so by Ville
+    {p : M_t(p) < 1/α} holds it at every t at once with probability ≥ 1 − α,
+    however often it is looked at.  It is an interval (ln M_t is convex in p), its
+    ends are found by bisection and rounded outwards.
+    """
+    s = np.asarray(counts, dtype=float)
+    k = s.shape[-1]
+    t = np.broadcast_to(s.sum(axis=-1, keepdims=True), s.shape)
+    conc = np.asarray(CONCENTRATIONS)
+    each = [betaln(c + s, (k - 1) * c + t - s) - betaln(c, (k - 1) * c) for c in conc]
+    mix = _log_mean_exp(np.stack(each))  # the mixture's ln likelihood of face j's throws
+    target = math.log(1 / alpha)
+
+    def outside(p: np.ndarray) -> np.ndarray:
+        return np.asarray(mix - xlogy(s, p) - xlog1py(t - s, -p) >= target)
+
+    share = np.divide(s, t, out=np.full(s.shape, 1 / k), where=t > 0)  # always inside
+    ends = []
+    for edge in (0.0, 1.0):
+        far, near = np.full(s.shape, edge), share.copy()
+        for _ in range(40):  # to 2^-40 of the way to the edge: far below what is shown
+            mid = (far + near) / 2
+            out = outside(mid)
+            far, near = np.where(out, mid, far), np.where(out, near, mid)
+        ends.append(np.where(outside(np.full(s.shape, edge)), far, edge))
+    return ends[0], ends[1]
 
 
 @dataclass(frozen=True)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import math
 import sys
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from functools import cached_property
 from typing import Any
 
@@ -39,7 +39,10 @@ class Audit:
     page or asks the command line) is looked at again and again as throws come
     in, so its verdict follows the anytime-valid e-value: biased at E ≥ 1/α = 20,
     which a fair die reaches with probability under α however often it is looked
-    at.  A one-off audit of a finished log (``dicebridge audit FILE``) follows the
+    at.  Ville's inequality bounds the path's supremum, so the live verdict goes by
+    the highest E so far (``peak``), not E now: once crossed, "biased" stands.  Its
+    per-face intervals are confidence sequences, valid at every look.  A one-off
+    audit of a finished log (``dicebridge audit FILE``) follows the
     fixed-sample test at α, which is more powerful but holds its α only when the
     log is judged once.  Either way the other test is reported, as information.
     """
@@ -54,11 +57,38 @@ class Audit:
     bias: float
     duplicates: list[tuple[int, int, int]] = field(default_factory=list)
     live: bool = False
+    peak: sequential.Peak | None = None  # of the e-value path; None without throw order
 
     @cached_property
     def faces(self) -> list[fairness.FaceShare]:
-        """Per-face shares, intervals and Holm-adjusted tests (computed when asked for)."""
-        return fairness.face_shares(self.log.counts)
+        """Per-face shares, intervals and Holm-adjusted tests (computed when asked for).
+
+        A live audit's intervals are confidence sequences: a Wilson interval looked at
+        again and again covers less than its 95%."""
+        faces = fairness.face_shares(self.log.counts)
+        if not self.live:
+            return faces
+        low, high = sequential.confidence_sequence(self.log.array(), ALPHA)
+        return [
+            replace(f, ci_low=float(lo), ci_high=float(hi))
+            for f, lo, hi in zip(faces, low, high, strict=True)
+        ]
+
+    @property
+    def face_intervals(self) -> str:
+        """What the faces' intervals are: "confidence_sequence" (live) or "wilson"."""
+        return "confidence_sequence" if self.live else "wilson"
+
+    @property
+    def interval_words(self) -> str:
+        return "95% anytime interval" if self.live else "95% interval"
+
+    def off_fair(self, face: fairness.FaceShare) -> bool:
+        """Is this face flagged: its anytime interval misses the fair share (live), or its
+        Holm-adjusted p is below α (a fixed-sample test, for one look)?"""
+        if self.live:
+            return not face.ci_low <= 1 / self.log.sides <= face.ci_high
+        return face.p_holm < ALPHA
 
     @property
     def p_value(self) -> float:
@@ -67,9 +97,18 @@ class Audit:
 
     @property
     def e_value(self) -> float:
-        """E itself; infinity past the largest float (about 10^308), where ``log_e``
+        """E now; infinity past the largest float (about 10^308), where ``log_e``
         still holds it (the JSON then has null)."""
-        return math.exp(self.log_e) if self.log_e < math.log(sys.float_info.max) else math.inf
+        return _exp(self.log_e)
+
+    @property
+    def log_e_max(self) -> float:
+        """ln of the highest E so far; without throw order only E now is known."""
+        return self.peak.log_e if self.peak is not None else self.log_e
+
+    @property
+    def e_value_max(self) -> float:
+        return _exp(self.log_e_max)
 
     @property
     def verdict_test(self) -> str:
@@ -84,8 +123,8 @@ class Audit:
     @property
     def rejects(self) -> bool:
         """Does the verdict's test reject the fair die?"""
-        if self.live:
-            return self.log_e >= math.log(1 / ALPHA)
+        if self.live:  # the running maximum: Ville bounds the supremum, not E now
+            return self.log_e_max >= math.log(1 / ALPHA)
         return self.p_value < ALPHA
 
     @property
@@ -101,7 +140,7 @@ class Audit:
         return max(0, self.throws_needed - self.log.n)
 
     def ruled_out_bias(self) -> float:
-        """The largest relative bias of one face the data rules out (95% intervals)."""
+        """The largest relative bias of one face the data rules out (the faces' intervals)."""
         fair = 1 / self.log.sides
         return max(max(f.ci_high / fair - 1, 1 - f.ci_low / fair) for f in self.faces)
 
@@ -124,26 +163,23 @@ class Audit:
     def _verdict_words(self) -> str:
         n, k = self.log.n, self.log.sides
         if self.verdict == "biased":
-            off = [f for f in self.faces if f.p_holm < ALPHA] or sorted(
+            off = [f for f in self.faces if self.off_fair(f)] or sorted(
                 self.faces, key=lambda f: f.p_value
             )[:1]
             parts = [
                 f"face {f.face} comes up {100 * f.share:.2f}% of the time "
-                f"(95% interval {100 * f.ci_low:.2f}–{100 * f.ci_high:.2f}%, fair is "
+                f"({self.interval_words} {100 * f.ci_low:.2f}–{100 * f.ci_high:.2f}%, fair is "
                 f"{100 / k:.2f}%)"
                 for f in off
             ]
             words = f"Biased: after {n:,} throws, " + "; ".join(parts) + "."
             if self.live:
-                words += (
-                    f" The e-value is {self._e_words()}, past 20: a fair die gets there less "
-                    "than 5% of the time, however often its audit is looked at."
-                )
+                words += self._crossing_words()
             return words
         if self.verdict == "consistent_with_fair":
             words = (
                 f"Consistent with fair after {n:,} throws: no face is more than "
-                f"{100 * self.ruled_out_bias():.0f}% off its fair share (95% intervals)."
+                f"{100 * self.ruled_out_bias():.0f}% off its fair share ({self.interval_words}s)."
             )
         else:
             test = " with the e-value" if self.live else ""
@@ -155,15 +191,32 @@ class Audit:
         if self.live and self.p_value < ALPHA:
             words += (
                 f" The fixed-sample χ² test alone gives p = {self.p_value:.2g}, but a live audit, "
-                f"looked at after any throw, goes by the e-value: {self._e_words()} so far, "
+                f"looked at after any throw, goes by the e-value: {self._so_far_words()}, "
                 "20 needed."
             )
         return words
 
-    def _e_words(self) -> str:
-        if self.log_e < math.log(1e6):
-            return f"{self.e_value:,.1f}"
-        return f"10^{self.log_e / math.log(10):.1f}"
+    def _crossing_words(self) -> str:
+        if self.peak is None or self.peak.crossed_at is None:  # no order: E now is all we have
+            return (
+                f" The e-value is {_e_words(self.log_e)}, past 20: a fair die gets there less "
+                "than 5% of the time, however often its audit is looked at."
+            )
+        return (
+            f" The e-value first reached 20 at throw {self.peak.crossed_at:,} (highest "
+            f"{_e_words(self.peak.log_e)}, at throw {self.peak.at:,}; "
+            f"{_e_words(self.log_e)} now): a fair die's e-value reaches 20 at any throw less "
+            "than 5% of the time, however often its audit is looked at, so the verdict "
+            "stands if E falls later."
+        )
+
+    def _so_far_words(self) -> str:
+        if self.peak is None:
+            return f"{_e_words(self.log_e)} so far"
+        return (
+            f"highest {_e_words(self.peak.log_e)} so far, at throw {self.peak.at:,} "
+            f"({_e_words(self.log_e)} now)"
+        )
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -177,8 +230,13 @@ class Audit:
             "g_p_value": self.fit.g_p_value,
             "e_value": self.e_value if math.isfinite(self.e_value) else None,
             "log10_e_value": self.log_e / math.log(10),
+            "e_value_max": self.e_value_max if math.isfinite(self.e_value_max) else None,
+            "log10_e_value_max": self.log_e_max / math.log(10),
+            "e_value_max_at": self.peak.at if self.peak is not None else None,
+            "e_value_crossed_at": self.peak.crossed_at if self.peak is not None else None,
             "verdict": self.verdict,
             "verdict_test": self.verdict_test,
+            "face_intervals": self.face_intervals,
             "words": self.words(),
             "faces": [
                 {
@@ -219,7 +277,8 @@ def audit(
     too many sides, a bias out of range, no throws, or more than MAX_THROWS.
 
     ``live``: the audit is of a die whose throws keep coming and whose audit is
-    looked at again and again (a registered die): its verdict follows the e-value.
+    looked at again and again (a registered die): its verdict follows the e-value's
+    running maximum over the throws in order (E now when the log has no order).
     """
     check_sides(log.sides)
     check_bias(bias)
@@ -242,4 +301,15 @@ def audit(
         bias=bias,
         duplicates=sequential.duplicated_stretches(log.sequence) if log.sequence else [],
         live=live,
+        peak=sequential.e_value_peak(log.sequence, log.sides, ALPHA) if log.sequence else None,
     )
+
+
+def _exp(log_e: float) -> float:
+    return math.exp(log_e) if log_e < math.log(sys.float_info.max) else math.inf
+
+
+def _e_words(log_e: float) -> str:
+    if log_e < math.log(1e6):
+        return f"{math.exp(log_e):,.1f}"
+    return f"10^{log_e / math.log(10):.1f}"

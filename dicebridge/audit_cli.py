@@ -209,8 +209,17 @@ def run(args: argparse.Namespace) -> int:
     print(f"  χ² = {data['chi2']:.2f}, p = {data['p_value']:.3g} ({test}); G-test p = "
           f"{data['g_p_value']:.3g}" + (" (for information: a live audit goes by the e-value)"
                                         if live else ""))  # fmt: skip
-    print(f"  e-value = 10^{data['log10_e_value']:.2f} (anytime-valid; 20 or more rejects"
-          + ("; gives this verdict)" if live else ")"))  # fmt: skip
+    if live and data.get("e_value_max_at") is not None:
+        # a live audit goes by the highest E so far (Ville's inequality): once 20, it stands
+        crossed = data["e_value_crossed_at"]
+        print(f"  e-value: highest 10^{data['log10_e_value_max']:.2f} (at throw "
+              f"{data['e_value_max_at']:,}" + (f"; first 20 or more at throw {crossed:,}"
+                                               if crossed is not None else "")
+              + f"), now 10^{data['log10_e_value']:.2f} (anytime-valid; the highest gives "
+              "this verdict: 20 or more rejects)")  # fmt: skip
+    else:
+        print(f"  e-value = 10^{data['log10_e_value']:.2f} (anytime-valid; 20 or more rejects"
+              + ("; gives this verdict)" if live else ")"))  # fmt: skip
     if "homogeneity" in data:
         same = "differ" if data["homogeneity"]["p_value"] < 0.05 else "no sign they differ"
         print(f"  against {args.compare.name}: {same} (χ² = {data['homogeneity']['chi2']:.2f}, "
@@ -226,7 +235,7 @@ def run(args: argparse.Namespace) -> int:
           f"{data['sequential_power_throws']:,} with the e-value (which stops after about "
           f"{data['sequential_throws']:,} on average)")  # fmt: skip
     print()
-    print(f"  {'face':>4}  {'count':>8}  {'share':>7}  95% interval")
+    print(f"  {'face':>4}  {'count':>8}  {'share':>7}  {result.interval_words}")
     for f in data["faces"]:
         print(f"  {f['face']:>4}  {f['count']:>8,}  {100 * f['share']:6.2f}%  "
               f"{100 * f['ci_low']:.2f}–{100 * f['ci_high']:.2f}%")  # fmt: skip

@@ -239,7 +239,12 @@ def test_the_command_line_registers_imports_and_audits(
     assert out["n"] == 3000 and out["sides"] == 6 and out["die"]["colour"] == "red"
     assert out["verdict"] == "consistent_with_fair"
     assert main(["audit", "--die", "red-d6", *data]) == 0
-    assert "Audit of Red d6 (d6, red)" in capsys.readouterr().out
+    said = capsys.readouterr().out
+    assert "Audit of Red d6 (d6, red)" in said
+    # a registered die's audit is live: the highest e-value so far gives the verdict, and
+    # its faces' intervals are anytime-valid (audit/verdict.py)
+    assert "e-value: highest 10^" in said and ", now 10^" in said
+    assert "95% anytime interval" in said
     assert main(["dice", "list", "--json", *data]) == 0
     assert json.loads(capsys.readouterr().out)[0]["id"] == "red-d6"
     assert main(["audit", *data]) == 2
