@@ -11,7 +11,10 @@ faces' by more than a tolerance (a camera's slant shows a die's sides and
 lengthens it, so the 2nd harmonic is given more) is not the set's shape: the
 reader asks for it instead of reading it (docs/vision.md, teach mode, item 6).
 The tolerances tell a triangle from the rest; a d10 from a d20 or a square d6
-they do not (measured on real dice: docs/vision.md, Known gaps).
+they do not (measured on real dice: docs/vision.md, Known gaps).  Where the owner
+has taught sets of other types too, the body is also compared with theirs: one
+well outside the expected set's range and close to another type's is that type's
+die (:func:`nearer_elsewhere`).
 """
 
 from __future__ import annotations
@@ -28,6 +31,18 @@ ANGLES = 128  # the radius is sampled at this many angles around the centroid
 # Measured on 2,144 rendered d5s, d10s and d20s read with a set of their own look (taught
 # straight down): the farthest outside were 0.104 (2nd) and 0.072 (3rd), the rest 0.037
 TOLERANCE = np.array([0.12] + [0.075] * (len(HARMONICS) - 1))
+
+
+# a body is another taught type's die where its gap to the expected set (shape_gap) is at
+# least OWN_FAR and its gap to that type's set at most NEARER times that.  burks' real dice,
+# taught from their photos and read in them as taken and turned, rescaled, re-lit and
+# blurred (179 dice, four seeds): 0-0.19 from their own set, 0.35 or more from the others';
+# read as another type, each was taken for its own type's die (358 of 358) and none for a
+# third; rendered d5s, d10s and d20s through cameras at a slant of 0, 0.15 and 0.3 (284): 3
+# taken for another type, and the renderer's nearly round d10s and its d20s mostly not told
+# apart (docs/vision.md, "Dice of another type, one colour")
+OWN_FAR = 0.25
+NEARER = 0.6
 
 
 def outline_shape(mask: np.ndarray) -> np.ndarray | None:
@@ -58,3 +73,15 @@ def shape_gap(shape: np.ndarray, taught: np.ndarray) -> float:
     above = shape - taught.max(axis=0)
     below = taught.min(axis=0) - shape
     return float((np.maximum(np.maximum(above, below), 0.0) / TOLERANCE).max())
+
+
+def nearer_elsewhere(shape: np.ndarray, own: np.ndarray, others: list[np.ndarray]) -> bool:
+    """Whether ``shape`` lies well outside the ``own`` taught shapes (rows) and close to
+    one of ``others`` (each the taught shapes of a set of another die type): that type's
+    die, thrown where the expected set's dice are, which its numerals may read alike."""
+    if len(own) == 0:
+        return False
+    gap = shape_gap(shape, own)
+    return gap >= OWN_FAR and any(
+        len(taught) > 0 and shape_gap(shape, taught) <= NEARER * gap for taught in others
+    )

@@ -128,6 +128,8 @@ class FaceMatch:
     # the reader takes one reading for the whole frame (numbered_finds.taught_way)
     askew: bool = False  # held below the reader's bar because the set was taught askew
     # (DieSet.aside_note): its answer would otherwise have been over UNTOLD
+    shape: tuple[float, ...] | None = None  # the body's outline shape (vision.die_shape),
+    # where the outline is the die's own (_shape_of): compared with other types' sets
 
 
 def _confidence(score: float, second: float) -> float:
@@ -223,11 +225,10 @@ def _shape_of(body: Body) -> np.ndarray | None:
     return outline_shape(body.mask)
 
 
-def _off_shape(body: Body, shapes: np.ndarray) -> bool:
-    """Whether ``body``'s outline is no shape among ``shapes`` (taught faces'): a d5 among
-    d20s of its colour.  Not told where the outline is not the die's own (:func:`_shape_of`)
-    or where no taught face's is known."""
-    shape = _shape_of(body)
+def _off_shape(shape: np.ndarray | None, shapes: np.ndarray) -> bool:
+    """Whether a body's outline ``shape`` (:func:`_shape_of`) is none among ``shapes``
+    (taught faces'): a d5 among d20s of its colour.  Not told where the outline is not the
+    die's own (None) or where no taught face's is known."""
     return shape is not None and len(shapes) > 0 and shape_gap(shape, shapes) > 1.0
 
 
@@ -292,6 +293,13 @@ class DieSet:
     def reading_die(self) -> str:
         """The die type its readings carry (a numeral d6 is a d6)."""
         return reading_die(self.die)
+
+    @property
+    def shapes(self) -> np.ndarray:
+        """The outline shapes (vision.die_shape) of the taught faces whose outline is the
+        die's own, one row each (none for an old set's crops)."""
+        self._ready()
+        return self._shapes
 
     @property
     def dark(self) -> bool:
@@ -367,7 +375,7 @@ class DieSet:
         colours = np.array([body_colour(t.region, t.body) for t in taught])
         if colour_gap(body_colour(seen.region, seen.body), colours) > FOREIGN:
             return f"its colour is not that of {before}"
-        if _off_shape(seen.body, _shapes_of(taught)):
+        if _off_shape(_shape_of(seen.body), _shapes_of(taught)):
             return f"its outline is not the shape of {before}"
         return ""
 
@@ -491,7 +499,8 @@ class DieSet:
         if gap > FOREIGN or (body.untold and gap > UNTOLD_GAP):  # someone else's die, or none
             seen = not body.carved
             return FaceMatch(bank.values[0], 0.0, 0.0, 0.0, seen, outline, foreign=seen)
-        misshapen = _off_shape(body, self._shapes)
+        shape = _shape_of(body)
+        misshapen = _off_shape(shape, self._shapes)
         query = Marks.of(region, body, self._polarity)
         found = bank.best(query)
         ink, both = found.ink, found.both
@@ -527,6 +536,7 @@ class DieSet:
             value, score, score - second, sure, seen, outline, runner_up=runner,
             untold=body.untold, leaning=may_be_cocked(lean), lean=lean, leans=leans,
             misshapen=misshapen, askew=askew,
+            shape=None if shape is None else tuple(float(v) for v in shape),
         )  # fmt: skip
 
     # --- on disk ------------------------------------------------------------------------------

@@ -41,6 +41,12 @@ class DieSets:
         return self.sets[0].reading_die
 
     @property
+    def shapes(self) -> np.ndarray:
+        """The taught outline shapes of every set (DieSet.shapes)."""
+        rows = [s.shapes for s in self.sets if len(s.shapes) > 0]
+        return np.vstack(rows) if rows else np.zeros((0, 0))
+
+    @property
     def dark(self) -> bool:
         """Whether any of the sets' dice are as dark as a dark felt (DieSet.dark)."""
         return any(s.dark for s in self.sets)

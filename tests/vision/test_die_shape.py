@@ -10,7 +10,7 @@ import cv2
 import numpy as np
 
 from vision.advice import OTHER_SHAPE
-from vision.die_shape import TOLERANCE, outline_shape, shape_gap
+from vision.die_shape import TOLERANCE, nearer_elsewhere, outline_shape, shape_gap
 from vision.reader import DiceReader
 from vision.render import PALETTE, ThrowSpec, render_throw
 from vision.teach_synthetic import taught_from_renders
@@ -52,6 +52,23 @@ def test_a_triangle_is_no_hexagon_nor_a_hexagon_a_triangle() -> None:
     # ... which is wide: a hexagon half as long again (as a d10 is) is not told from d20s
     assert shape_gap(_shape(_polygon(6, 0.5, 30, stretch=1.6)), hexagons) < 1
     assert TOLERANCE[0] > TOLERANCE[1]  # the 2nd harmonic (length) is given more
+
+
+def test_a_long_hexagon_is_told_from_squares_where_a_set_of_long_hexagons_is_taught() -> None:
+    """A d10 seen from above (a hexagon a third longer than wide) lies within the
+    tolerances of square numeral d6s; where the owner taught a d10 set too, the body is
+    nearer that set's shapes by far, and is taken for its die."""
+    squares = np.array([_shape(_polygon(4, t, 30)) for t in (0.0, 0.4, 0.8)])
+    long_hexagons = np.array([_shape(_polygon(6, t, 30, stretch=1.3)) for t in (0.0, 0.5)])
+    d10 = _shape(_polygon(6, 0.2, 40, stretch=1.3))
+    assert shape_gap(d10, squares) < 1  # not told by the d6 set's tolerances alone
+    assert nearer_elsewhere(d10, squares, [long_hexagons])
+    assert not nearer_elsewhere(d10, squares, [])  # no other set taught: nothing to say
+    square = _shape(_polygon(4, 1.1, 45))
+    assert not nearer_elsewhere(square, squares, [long_hexagons])  # the set's own die
+    assert nearer_elsewhere(square, long_hexagons, [squares])  # and the other way round
+    # a square seen at a slant (a tenth longer) stays the d6 set's
+    assert not nearer_elsewhere(_shape(_polygon(4, 0.3, 30, 1.1)), squares, [long_hexagons])
 
 
 def test_nothing_to_measure_is_no_shape() -> None:
