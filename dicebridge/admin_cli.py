@@ -21,7 +21,7 @@ def add_subcommand(subparsers: Any) -> None:
     pin.add_argument("--data-dir", type=Path, default=data_dir,
                      help=f"default {data_dir} ($DICEBRIDGE_DATA_DIR, else ./data)")  # fmt: skip
     pin.add_argument("--pin", help="the new PIN, 4 to 12 digits (for scripts)")
-    pin.set_defaults(handler=run_pin)
+    pin.set_defaults(handler=run_pin, reads_data_dir_env=True)  # checked in cli.main
 
 
 def run_pin(args: argparse.Namespace) -> int:

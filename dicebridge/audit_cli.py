@@ -101,7 +101,7 @@ def add_subcommand(subparsers: Any) -> None:
         metavar="NAME",
         help="the die whose rows of FILE2 to read, when FILE2 has a die column",
     )
-    parser.set_defaults(handler=run)
+    parser.set_defaults(handler=run, reads_data_dir_env=True)  # checked in cli.main
 
 
 def _whole_number(text: str) -> int:

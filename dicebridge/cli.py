@@ -7,6 +7,7 @@ that each lives beside the code it drives.
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 from collections.abc import Sequence
 
@@ -54,6 +55,17 @@ def build_parser() -> argparse.ArgumentParser:
 def main(argv: Sequence[str] | None = None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
+    if getattr(args, "reads_data_dir_env", False):
+        # its --data-dir defaults to $DICEBRIDGE_DATA_DIR: a misspelled one had been ignored,
+        # unsaid (ledger verify verified ./data), so refused as `serve` refuses it; checked
+        # here, not where the parser is built, so --help works whatever is set
+        from server.config import ConfigError, check_env_names
+
+        try:
+            check_env_names(os.environ)
+        except ConfigError as err:
+            print(f"dicebridge {args.command}: {err}", file=sys.stderr)
+            return 2
     try:
         return int(args.handler(args))
     except KeyboardInterrupt:

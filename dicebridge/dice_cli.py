@@ -53,6 +53,7 @@ def add_subcommand(subparsers: Any) -> None:
     for p in (add, listing, imp, confirm):  # the service's folder, as `dicebridge ledger`
         p.add_argument("--data-dir", type=Path, default=data_dir,
                        help=f"default {data_dir} ($DICEBRIDGE_DATA_DIR, else ./data)")  # fmt: skip
+        p.set_defaults(reads_data_dir_env=True)  # a misspelled DICEBRIDGE_* refused (cli.main)
     add.set_defaults(handler=run_add)
     listing.set_defaults(handler=run_list)
     imp.set_defaults(handler=run_import)

@@ -45,6 +45,7 @@ def add_subcommand(subparsers: Any) -> None:
     for p in (verify, export, prune):  # the service's folder where its setting names one
         p.add_argument("--data-dir", type=Path, default=data_dir,
                        help=f"default {data_dir} ($DICEBRIDGE_DATA_DIR, else ./data)")  # fmt: skip
+        p.set_defaults(reads_data_dir_env=True)  # a misspelled DICEBRIDGE_* refused (cli.main)
     verify.set_defaults(handler=run_verify)
     export.set_defaults(handler=run_export)
     prune.set_defaults(handler=run_prune)

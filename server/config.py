@@ -129,7 +129,10 @@ def _typed(key: str, value: Any, kind: type) -> Any:
 
 def default_data_dir(env: Mapping[str, str]) -> Path:
     """The data folder the service uses without a settings file: DICEBRIDGE_DATA_DIR, else
-    ./data (the command line's ledger and admin commands default to it too)."""
+    ./data (the command line's ledger and admin commands default to it too).  It refuses
+    nothing (the command line calls it building its parser, --help too): a command that
+    uses it is marked ``reads_data_dir_env`` and dicebridge.cli.main checks the variables
+    with check_env_names before running it."""
     return Path(env.get(ENV_PREFIX + "DATA_DIR", "").strip() or Config.data_dir)
 
 
@@ -144,7 +147,7 @@ def load_config(path: Path | None = None, env: Mapping[str, str] | None = None) 
         except tomllib.TOMLDecodeError as err:
             raise ConfigError(f"{path} is not valid TOML: {err}") from None
         values.update(_from_file(data))
-    _check_env_names(env or {})
+    check_env_names(env or {})
     for key, kind in SCALARS.items():
         raw = (env or {}).get(ENV_PREFIX + key.upper())
         if raw is None or not raw.strip():  # set to nothing: not set (as default_data_dir)
@@ -202,9 +205,11 @@ def env_names() -> tuple[str, ...]:
     return tuple(ENV_PREFIX + key.upper() for key in (*SCALARS, "camera_size", "tray_area"))
 
 
-def _check_env_names(env: Mapping[str, str]) -> None:
+def check_env_names(env: Mapping[str, str]) -> None:
     """ConfigError for a DICEBRIDGE_* variable that is no setting (set to nothing: not set),
-    naming it, the setting it may have meant, and the known ones."""
+    naming it, the setting it may have meant, and the known ones: the service's settings
+    check, and the command line's before a command whose --data-dir defaults to
+    default_data_dir (a misspelled DICEBRIDGE_DATA_DIR had verified ./data, unsaid)."""
     known = env_names()
     for name in sorted(env):
         if not name.startswith(ENV_PREFIX) or name in known or name in READ_ELSEWHERE:

@@ -9,22 +9,19 @@ import errno
 import functools
 import socket
 import time
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 import pytest
-from gpiozero.pins.mock import MockFactory
 
 from dicebridge.serve import _hardware_loop
 from hardware.display import DisplayError, Screen, open_display
-from hardware.kiosk import KioskPanel, KioskPins
+from hardware.kiosk import KioskPanel
 from mechanics.reading import Reading
 from server.camera import CameraSource
 from server.config import Config
 from server.hardware_loop import HardwareLoop
-from server.ledger import Ledger
 from server.systemd import Notifier
 from server.table import Table
 from tests.server.test_hardware_loop import _until, lit
@@ -50,21 +47,6 @@ class Wire:
         if not self.plugged:  # what smbus2 raises when nothing acknowledges the address
             raise OSError(errno.EREMOTEIO, "Remote I/O error")
         self.blocks += 1
-
-
-@pytest.fixture
-def table(tmp_path: Path) -> Iterator[Table]:
-    with Ledger(tmp_path) as ledger:
-        yield Table(ledger)
-
-
-@pytest.fixture
-def panel() -> Iterator[KioskPanel]:
-    factory = MockFactory()
-    made = KioskPanel(KioskPins(), pin_factory=factory)
-    yield made
-    made.close()
-    factory.reset()
 
 
 @pytest.fixture

@@ -5,43 +5,22 @@ from __future__ import annotations
 
 import socket
 import time
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 import pytest
-from gpiozero.pins.mock import MockFactory
 
 from hardware.display import open_display
-from hardware.kiosk import KioskPanel, KioskPins
+from hardware.kiosk import KioskPanel
 from mechanics.reading import Reading
 from server.camera import CameraSource
 from server.hardware_loop import HardwareLoop
-from server.ledger import Ledger
 from server.systemd import Notifier
 from server.table import Table
 from vision.frames import Replay
 from vision.reader import DiceReader
 from vision.render import ThrowSpec, render_throw
-
-PINS = KioskPins(button=17, actuator=27, led_idle=5, led_rolling=6, led_reading=13,
-                 led_attention=19)  # fmt: skip
-
-
-@pytest.fixture
-def table(tmp_path: Path) -> Iterator[Table]:
-    with Ledger(tmp_path) as ledger:
-        yield Table(ledger)
-
-
-@pytest.fixture
-def panel() -> Iterator[KioskPanel]:
-    factory = MockFactory()
-    made = KioskPanel(PINS, pin_factory=factory)
-    yield made
-    made.close()
-    factory.reset()
 
 
 def _until(condition: Any, seconds: float = 10.0) -> None:
