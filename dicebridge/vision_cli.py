@@ -109,9 +109,9 @@ def _tray_unfit(tray: Any, image: Any, name: str) -> str:
 
 
 def _reader_for(diesets: list[Path] | None) -> Any:
-    from vision.reader import DiceReader
+    from vision.teach_cli import reader_with  # a set with no face taught yet is refused
 
-    return DiceReader.with_diesets(diesets or ())
+    return reader_with(diesets or ())
 
 
 def run_eval(args: argparse.Namespace) -> int:

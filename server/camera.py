@@ -47,6 +47,10 @@ LEANS_KEPT = 12  # numbered dice per die type whose lean the camera keeps (see r
 BLURS_KEPT = 5  # throws whose dice's edge blur the camera keeps: a focus notice needs all 5
 OFF_TRAY = (230, 130, 20)  # BGR: the outline of a die beyond the tray's area, on the preview
 FELT_KEPT = 3  # throws in a row with dice as dark as their dark felt: a notice to change it
+# a camera opened again that delivers frames this long (by their own stamps) is back for good:
+# the wait before the next reopening starts again at the first backoff.  A webcam that opens
+# and fails on its first reads had been opened again at once, for ever (70,000 times in 2 s)
+STEADY_SECONDS = 10.0
 
 
 class CameraSource:
@@ -67,7 +71,8 @@ class CameraSource:
     ) -> None:
         """``frames`` None: not open yet, ``reopen`` opens it.  With ``reopen`` a camera
         that is lost (CameraError: unplugged, a stream gone) is opened again, waiting
-        ``backoff`` (first, longest) seconds between tries, doubling.  ``areas``: the
+        ``backoff`` (first, longest) seconds before each try, doubling (back to the first
+        once it has delivered frames for STEADY_SECONDS).  ``areas``: the
         tray's area in the picture (dice outside it are no part of a throw).  ``dice``: the
         registered die the camera reads for a die type (server/camera_dice.py)."""
         self._dice: Mapping[str, str] = dice or {}
@@ -77,6 +82,7 @@ class CameraSource:
         self._reopen = reopen
         self._collector = collector  # while it collects, settled throws are pictures to teach
         self._backoff = backoff
+        self._delay = backoff[0]  # the wait before the next try to open the camera
         self._diesets = diesets
         self.name = name
         self._frames: FrameSource | None = frames
@@ -86,11 +92,13 @@ class CameraSource:
         self._trays = trays
         self._areas = areas
         self._area_unread = ""  # why the marked tray area is not used (announced once)
-        self._area_moved_told: tuple[int, bool] | None = None  # the marking (its picture's
-        # mtime) a camera's move, or a view lost, was told of
+        # the marking (its picture's mtime) and what of it was told: a camera's move (False),
+        # a view lost (True); each said once per marking, however often the two alternate
+        self._area_told: tuple[int, set[bool]] | None = None
         self._tray_unfit = ""  # why the empty-tray picture is not used (announced once)
         self._tray_moved_told: np.ndarray | None = None  # the picture a camera's move was told of
-        self._light_told: np.ndarray | None = None  # the picture whose light was found stale
+        self._light_told: np.ndarray | None = None  # the picture (as stored, not carried
+        # onto a moved camera's frames) whose light was found stale
         self._stop = threading.Event()
         self._thread: threading.Thread | None = None
         self.throws_read = 0
@@ -102,6 +110,7 @@ class CameraSource:
         # the last settled throw read: a die lying as it lay there is not read again (a hand
         # passed over the tray, a die was taken out: the tray settles again, the rest unmoved)
         self._last_read: np.ndarray | None = None
+        self._recorded = False  # a row of the throw being read is in the ledger already
         self._latest: Frame | None = None  # the newest frame, for a live view while setting up
         self._stamps: deque[float] = deque(maxlen=30)  # when the last frames came
         # the frames since the tray last moved (the last few): a numbered die left to confirm
@@ -137,13 +146,11 @@ class CameraSource:
                 frames.close()
 
     def _run(self) -> None:
-        started = self._frames is not None
-        if started:
+        if self._frames is not None:
             self._table.source_event(self.name, "connected", {"detail": "camera started"})
         while not self._stop.is_set():
-            if not started and not self._open_again():
+            if self._frames is None and not self._open_again():
                 return  # stopped while waiting
-            started = False
             why = self._watch()
             if why is None:
                 return
@@ -151,28 +158,42 @@ class CameraSource:
             self._close()
             if self._reopen is None:
                 return
+            # lost: opened again after the backoff, not at once (a camera that opens and
+            # fails on reading had been reopened in a tight loop)
+            self._back_off(why)
 
     def _open_again(self) -> bool:
         """Open the camera, trying again with backoff until it opens or the source stops."""
         assert self._reopen is not None
-        delay = self._backoff[0]
         while not self._stop.is_set():
             try:
-                self._frames = self._reopen()
+                frames = self._reopen()
             except Exception as err:  # CameraError, or a driver's own: try again later
-                self._table.source_event(
-                    self.name, "retrying", {"detail": f"{err}; next try in {delay:.1f} s"}
-                )
-                self._stop.wait(delay)
-                delay = min(delay * 2, self._backoff[1])
+                self._back_off(str(err))
                 continue
+            if self._stop.is_set():  # stopped while it opened: not left open
+                with contextlib.suppress(Exception):
+                    frames.close()
+                return False
+            self._frames = frames
             self._table.source_event(self.name, "connected", {"detail": "camera opened"})
             return True
         return False
 
+    def _back_off(self, why: str) -> None:
+        """Say why the camera is tried again and when, and wait that long (or till the source
+        stops); the next wait is twice as long, up to the longest."""
+        delay = self._delay
+        self._table.source_event(
+            self.name, "retrying", {"detail": f"{why}; next try in {delay:.1f} s"}
+        )
+        self._delay = min(delay * 2, self._backoff[1])
+        self._stop.wait(delay)
+
     def _watch(self) -> str | None:
         """Read frames until the source ends or stops (None) or is lost (why)."""
         bad = ""  # why the last frame could not be used (a run of such frames is announced once)
+        first: float | None = None  # the first frame's stamp since the camera was opened
         while not self._stop.is_set():
             assert self._frames is not None
             try:
@@ -185,6 +206,9 @@ class CameraSource:
             if frame is None:
                 self._table.source_event(self.name, "disconnected", {"detail": "no more frames"})
                 return None
+            first = frame.at if first is None else first
+            if frame.at - first >= STEADY_SECONDS:  # back for good: the next loss waits
+                self._delay = self._backoff[0]  # the first backoff again
             try:
                 self._use(frame)
             except FrameError as err:  # bad frames: say so once, keep watching the tray
@@ -194,6 +218,9 @@ class CameraSource:
                 # e.g. a die set or empty-tray file spoilt on disk, a full disk: the
                 # throw is not read, the camera says why and watches for the next one
                 why = f"the throw was not read ({err}): throw again or enter it by hand"
+                if self._recorded:  # some of its dice are kept: they are not read again
+                    why = (f"the throw was read only in part ({err}): its dice recorded are "
+                           "on the Table page; enter the rest by hand")  # fmt: skip
                 bad = self._once(bad, why)
                 continue
             bad = ""
@@ -225,8 +252,14 @@ class CameraSource:
             self._stills.append(frame.image)
         if state.settled:  # dice lying as they lay in the last throw read are not read twice
             before = None if self._again else self._last_read
-            self.read_throw(frame.image, list(self._stills)[:-1], before)
-            self._last_read = frame.image  # read (a throw that failed is read whole next time)
+            try:
+                self.read_throw(frame.image, list(self._stills)[:-1], before)
+            except Exception:  # a throw that failed before any of its rows was kept is read
+                # whole next time; one that failed after is not read again (no die kept twice)
+                if self._recorded:
+                    self._last_read = frame.image
+                raise
+            self._last_read = frame.image
 
     def _once(self, last: str, why: str) -> str:
         """Announce ``why`` unless it is what the last frame was already announced for."""
@@ -300,6 +333,7 @@ class CameraSource:
         the still tray just before ``image``, to look again at dice left to confirm;
         ``before``: the last throw read, whose dice lying as they lay there are not read
         again (a hand passed over the tray, or a die was taken out and the rest stayed)."""
+        self._recorded = False
         if self._diesets is not None:  # sets taught on the Devices page count at once
             for said in self._diesets.use_in(self._reader):  # sets left out, sets to check
                 if said not in self._told_sets:  # said once a run (and again if it changes)
@@ -312,7 +346,7 @@ class CameraSource:
             return ThrowReading((), 0.0, "collecting faces to teach")
         again, self._again = self._again, False
         die = self.expected_die()
-        tray = self._empty_tray(image)
+        stored, tray = self._empty_tray(image)
         leans = self._leans.setdefault(die, deque(maxlen=LEANS_KEPT))
         # the dice read before tell a throw of one or two dice whether the camera is slanted
         result = self._reader.read(image, die, tray, earlier, list(leans), also=self._also(die))
@@ -328,8 +362,8 @@ class CameraSource:
         self._check_focus(image, result)
         self._check_felt(image, result)
         self.throws_read += 1
-        if tray is not None:
-            self._check_light(image, tray, area)
+        if stored is not None and tray is not None:
+            self._check_light(image, stored, tray, area)
         self._table.set_preview(self.name, outlined(drawn(image, area), result, unmoved), image)
         if result.problem:
             self._table.source_event(self.name, "attention", {"detail": result.problem})
@@ -337,6 +371,7 @@ class CameraSource:
         readings: list[Reading] = []
         extras: list[dict[str, Any]] = []
         unsure: Counter[str] = Counter()  # by kind: thrown together with the readings too
+        asked: list[dict[str, Any]] = []  # the unsure dice's rows, kept after the sure dice
         names, crowded = identities([d.die for d in result.dice], self._dice)
         if crowded and (said := crowded_note(crowded, self._dice)) != self._told_crowded:
             self._told_crowded = said  # once a run, and again when it changes
@@ -351,16 +386,36 @@ class CameraSource:
             reading = d.to_reading(self.name, identity)
             if reading is None:
                 named = {"identity": identity} if identity is not None else {}
-                self._table.uncertain(self.name, {**d.to_dict(), "crop": crop_hash, **named})
+                asked.append({**d.to_dict(), "crop": crop_hash, **named})
                 unsure[d.die] += 1
                 continue
             readings.append(reading)
             extras.append(
                 {"crop": crop_hash, "box": list(d.box), **({"again": True} if again else {})}
             )
-        if readings:
-            self._table.from_source(self.name, readings, extras, dict(unsure))
+        self._record(readings, extras, dict(unsure), asked)
         return result
+
+    def _record(
+        self,
+        readings: Sequence[Reading],
+        extras: Sequence[dict[str, Any]],
+        unsure: dict[str, int],
+        asked: Sequence[dict[str, Any]],
+    ) -> None:
+        """Keep one throw: its sure dice fed to the table (each kind a throw of its own, as
+        Table.from_source takes them), then its unsure dice's rows.  ``_recorded`` says once a
+        row is kept: a throw that fails after that is not read again (an unsure die had been
+        kept twice, both confirmable: one die fed to a check twice); one that fails before
+        any is kept (the ledger refusing the first) is read whole next time."""
+        for kind in dict.fromkeys(r.die for r in readings):
+            mine = [i for i, r in enumerate(readings) if r.die == kind]
+            ours = [readings[i] for i in mine]
+            self._table.from_source(self.name, ours, [extras[i] for i in mine], unsure)
+            self._recorded = True
+        for detail in asked:
+            self._table.uncertain(self.name, detail)
+            self._recorded = True
 
     def _area(self) -> TrayArea | None:
         """The tray's area in use; a marked one that cannot be read is not used (the whole
@@ -386,9 +441,12 @@ class CameraSource:
         if placed is None or not (placed.moved or placed.lost):
             return area if placed is None else placed.area
         with contextlib.suppress(FileNotFoundError):  # forgotten meanwhile: told next time
-            marking = (self._areas.picture_path.stat().st_mtime_ns, placed.lost)
-            if marking != self._area_moved_told:
-                self._area_moved_told = marking
+            marking = self._areas.picture_path.stat().st_mtime_ns
+            if self._area_told is None or self._area_told[0] != marking:
+                self._area_told = (marking, set())
+            told = self._area_told[1]  # moved and lost alternating: each said once a marking
+            if placed.lost not in told:
+                told.add(placed.lost)
                 said = (
                     "the camera's view of the tray is not the one the tray's area was marked on "
                     "(the camera turned, tilted or moved, or the tray moved): the area is used "
@@ -401,8 +459,9 @@ class CameraSource:
                 self._table.source_event(self.name, "notice", {"detail": said})
         return placed.area
 
-    def _empty_tray(self, image: np.ndarray) -> np.ndarray | None:
-        """The empty-tray picture, when there is one and it fits the camera's frames
+    def _empty_tray(self, image: np.ndarray) -> tuple[np.ndarray | None, np.ndarray | None]:
+        """The empty-tray picture as stored and as used (carried onto ``image`` where the
+        camera moved since it was taken), when there is one and it fits the camera's frames
         (a picture of another size, or one that cannot be read, is not used: said once,
         with what to do)."""
         unfit = ""
@@ -420,17 +479,17 @@ class CameraSource:
             self._table.source_event(self.name, "notice", {"detail": unfit})
         self._tray_unfit = unfit
         if unfit or tray is None:
-            return None
+            return None, None
         carried = aligned_tray(tray, image)
         if carried is None:
-            return tray
+            return tray, tray
         if self._tray_moved_told is not tray:  # said once for each picture taken
             self._tray_moved_told = tray
             said = (f"the camera has moved about {carried[1]:.0f} px since the empty-tray "
                     "picture was taken: it is moved with it; if dice are asked for that are "
                     "not there, take it again on the Devices page")  # fmt: skip
             self._table.source_event(self.name, "notice", {"detail": said})
-        return carried[0]
+        return tray, carried[0]
 
     def _as_untaught(self, result: ThrowReading) -> ThrowReading:
         """The dice the face network named numbered, as the numbered die the oldest waiting
@@ -508,15 +567,19 @@ class CameraSource:
             detail = felt_advice(alike, result.dice)
             self._table.source_event(self.name, "notice", {"detail": detail})
 
-    def _check_light(self, image: np.ndarray, tray: np.ndarray, area: TrayArea | None) -> None:
-        """Say once per picture when the light on the tray (its ``area``) has moved since it
-        was taken: such a picture drops real dice (a fifth of them under a lamp's pool and an
-        arm's shadow)."""
-        if self._light_told is tray:
+    def _check_light(
+        self, image: np.ndarray, stored: np.ndarray, tray: np.ndarray, area: TrayArea | None
+    ) -> None:
+        """Say once per picture (``stored``, as taken; ``tray``, as used for ``image``) when
+        the light on the tray (its ``area``) has moved since it was taken: such a picture
+        drops real dice (a fifth of them under a lamp's pool and an arm's shadow).  Known by
+        the picture stored: the one carried onto a moved camera's frames is new each throw
+        (the notice had been said again on every throw)."""
+        if self._light_told is stored:
             return
         moved = light_change(image, tray, area=area)
         if moved > LIGHT_MOVED:
-            self._light_told = tray
+            self._light_told = stored
             detail = (f"the light on the tray has changed since the empty-tray picture was "
                       f"taken (parts of it {math.exp(moved):.2f} times as bright or as dark): "
                       "dice may be missed; clear the tray and take the picture again on the "

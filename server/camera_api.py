@@ -8,6 +8,7 @@ arguments (None where this service has none: those endpoints answer 404).
 from __future__ import annotations
 
 import contextlib
+import errno
 from typing import Any
 
 from fastapi import APIRouter, HTTPException, Path, Query, Response
@@ -157,7 +158,20 @@ def camera_routes(
             taught, note = store.teach(name, body.die, body.value, frame, reader, _area_in(frame))
         except DieSetError as err:
             raise HTTPException(status_code=422, detail=str(err)) from None
+        except OSError as err:
+            raise _unwritten(err, "the face is not taught") from None
         return summary(taught) | {"note": note}
+
+    def _unwritten(err: OSError, what: str) -> HTTPException:
+        """A set that could not be written (DieSet.save leaves it as it was): 507 where the
+        disk is full, else 500, each saying why and what was not done."""
+        full = err.errno in (errno.ENOSPC, errno.EDQUOT)
+        why = err.strerror or str(err)
+        if full:
+            said = f"the disk is full ({why}): {what}, and the set is as it was; free some space"
+        else:
+            said = f"the die set cannot be written ({why}): {what}, and the set is as it was"
+        return HTTPException(status_code=507 if full else 500, detail=said)
 
     def _store() -> DieSetStore:
         if diesets is None:
@@ -184,6 +198,8 @@ def camera_routes(
             return summary(store.forget(name, value))
         except DieSetError as err:
             raise HTTPException(status_code=422, detail=str(err)) from None
+        except OSError as err:
+            raise _unwritten(err, f"face {value} is not forgotten") from None
 
     @router.delete("/api/diesets/{name}", dependencies=admin_only)
     def remove_dieset(name: str) -> dict[str, Any]:
@@ -193,6 +209,9 @@ def camera_routes(
             store.remove(name)
         except DieSetError as err:
             raise HTTPException(status_code=404, detail=str(err)) from None
+        except OSError as err:  # a folder it may not change: part of the set may be gone
+            said = f"the die set cannot be removed ({err.strerror or err}): remove it again"
+            raise HTTPException(status_code=500, detail=said) from None
         return {"removed": name}
 
     def _trays() -> EmptyTrayStore:
@@ -349,6 +368,8 @@ def camera_routes(
             taught = _collector().teach(name, body.values)
         except DieSetError as err:
             raise HTTPException(status_code=422, detail=str(err)) from None
+        except OSError as err:
+            raise _unwritten(err, "the groups are not taught") from None
         return summary(taught)
 
     return router

@@ -20,6 +20,7 @@ from typing import Any
 
 import numpy as np
 
+from dicebridge.files import write_whole
 from mechanics.reading import faces_of, normalise_face
 from server.diesets import DieSetStore, side_by_side
 from vision.cluster import Groups, teach_from_folders
@@ -52,7 +53,8 @@ class FaceCollector:
         with self._lock:
             shutil.rmtree(path, ignore_errors=True)
             path.mkdir(parents=True)
-            (path / "collect.json").write_text(json.dumps({"name": name, "die": die}))
+            # whole or not at all: a power cut while starting leaves no half-written file
+            write_whole(path / "collect.json", json.dumps({"name": name, "die": die}).encode())
             self._active = (name, die)
         return self.describe(name)
 
@@ -90,7 +92,16 @@ class FaceCollector:
         meta = self._path(name) / "collect.json"
         if not meta.is_file():
             raise DieSetError(f"nothing was collected for {name!r}: start collecting first")
-        return dict(json.loads(meta.read_text()))
+        try:  # spoilt (empty, cut short, edited by hand): said (a 4xx), not a server error
+            read = json.loads(meta.read_bytes())
+        except ValueError as err:  # not JSON, not UTF-8
+            why = f"not JSON: {err}"
+        else:
+            if isinstance(read, dict) and read.get("die") in DIE_TYPES:
+                return dict(read)
+            why = "it names no die to teach"
+        raise DieSetError(f"cannot read what was collected for {name!r} ({meta.name}, {why}): "
+                          "start collecting again")  # fmt: skip
 
     def describe(self, name: str) -> dict[str, Any]:
         meta = self._meta(name)

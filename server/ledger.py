@@ -565,7 +565,7 @@ class Ledger:
         if not path.exists():
             if shutil.disk_usage(folder).free - len(image) < self.min_free_bytes:
                 return digest, None
-            write_whole(path, image)
+            write_whole(path, image, sync_name=False)  # lost at a power cut: as if pruned
         return digest, path
 
     def prune_crops(self, keep_days: float, now: float | None = None) -> tuple[int, int]:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import errno
 import os
 import stat
 import threading
@@ -9,6 +10,7 @@ from pathlib import Path
 
 import pytest
 
+from dicebridge import files
 from dicebridge.files import write_whole
 from server.admin import AdminPin
 
@@ -58,3 +60,48 @@ def test_the_admin_pin_file_is_readable_by_its_owner_only(tmp_path: Path) -> Non
     pin.set("4321")
     assert stat.S_IMODE(pin.path.stat().st_mode) == 0o600
     pin.check("4321")
+
+
+def test_the_bytes_and_the_rename_reach_the_disk_before_it_returns(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A power cut on a Pi after a rename that was never synced can leave the renamed file
+    empty: the part file is synced before the rename, the folder after it."""
+    synced: list[tuple[str, bytes | None]] = []
+    real_fsync = os.fsync
+    path = tmp_path / "set.json"
+
+    def fsync(fd: int) -> None:
+        if stat.S_ISDIR(os.fstat(fd).st_mode):
+            synced.append(("folder", path.read_bytes() if path.exists() else None))
+        else:
+            synced.append(("file", path.read_bytes() if path.exists() else None))
+        real_fsync(fd)
+
+    monkeypatch.setattr(os, "fsync", fsync)
+    write_whole(path, b"old")
+    write_whole(path, b"new")
+    assert path.read_bytes() == b"new" and os.listdir(tmp_path) == ["set.json"]
+    # each part synced while the old file was still in place, the folder once renamed
+    assert synced == [("file", None), ("folder", b"old"), ("file", b"old"), ("folder", b"new")]
+    synced.clear()  # a die's crop: its bytes synced, its name not (lost, it is as if pruned)
+    write_whole(path, b"crop", sync_name=False)
+    assert synced == [("file", b"new")] and path.read_bytes() == b"crop"
+
+    def unsyncable(fd: int) -> None:  # a file system that cannot sync a folder
+        if stat.S_ISDIR(os.fstat(fd).st_mode):
+            raise OSError(errno.EINVAL, "Invalid argument")
+        real_fsync(fd)
+
+    monkeypatch.setattr(os, "fsync", unsyncable)
+    write_whole(path, b"newer")  # best effort: written all the same
+    assert path.read_bytes() == b"newer" and os.listdir(tmp_path) == ["set.json"]
+
+    def failing(fd: int) -> None:  # the card failing: said, not passed over
+        raise OSError(errno.EIO, "Input/output error")
+
+    monkeypatch.setattr(os, "fsync", failing)
+    with pytest.raises(OSError, match="Input/output error"):
+        write_whole(path, b"newest")
+    assert path.read_bytes() == b"newer" and os.listdir(tmp_path) == ["set.json"]
+    assert {errno.EINVAL, errno.ENOTSUP} <= files.UNSYNCABLE

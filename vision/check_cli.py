@@ -39,13 +39,13 @@ def run_check(args: argparse.Namespace) -> int:
     from vision.faces import ModelError
     from vision.frames import CameraError, Frame, open_camera, parse_size
     from vision.pixels import FrameError, as_bgr8, read_image
-    from vision.reader import DiceReader
     from vision.teach import DieSetError
+    from vision.teach_cli import reader_with
 
     if not 0 < args.seconds <= 600:  # NaN too
         return _fail("--seconds must be more than 0 and at most 600")
     try:
-        reader = DiceReader.with_diesets(args.dieset or ())
+        reader = reader_with(args.dieset or ())  # refuses a set with no face taught
         tray = None
         if args.empty_tray is not None:
             tray = read_image(args.empty_tray, "the empty-tray picture")

@@ -16,6 +16,7 @@ from __future__ import annotations
 import csv
 import io
 import os
+import re
 import zlib
 from collections.abc import Iterator
 from dataclasses import dataclass
@@ -33,6 +34,8 @@ FACES = {  # what a label may say each type of die shows (a d10's "10" is writte
 }
 FACES["mixed"] = range(-1, 21)  # dice of several types (each die's own type in boxes.csv)
 FACES["none"] = range(0)  # an empty tray
+VALUE = r"-?[0-9]+"  # a value as people write it: vision/teach.py's FACE_NAME (int() took
+# "1_0", "+3" and "٣" too), kept here so that reading a labels file needs no OpenCV
 
 
 class DatasetError(ValueError):
@@ -102,9 +105,9 @@ def read_dataset(directory: Path) -> list[LabelledImage]:
             f"{labels} needs the columns {', '.join(COLUMNS)}; its first row has {has}"
         )
     for row_no, row in enumerate(rows, start=2):
-        name, die_type = row["file"] or "", (row["die_type"] or "").strip()
+        name, die_type = (row["file"] or "").strip(), (row["die_type"] or "").strip()
         values = _values(row["values"] or "", die_type, f"{labels} row {row_no}")
-        if not name.strip():
+        if not name:
             raise DatasetError(f"{labels} row {row_no}: no file named")
         placed = None if boxes is None else tuple(boxes.get(name, ()))
         kind = row.get("kind") or ""
@@ -114,14 +117,19 @@ def read_dataset(directory: Path) -> list[LabelledImage]:
 
 def _values(text: str, die_type: str, where: str) -> tuple[int, ...]:
     """The sorted values a row's ``values`` cell lists, each a face of ``die_type``; a
-    DatasetError naming ``where`` (the file and row) for anything else."""
+    DatasetError naming ``where`` (the file and row) for anything else: a value not written
+    in the digits 0-9 ("1_0", "+3", "٣" were read as numbers), or no value on a row of dice
+    (only an empty tray, die_type none, lists none)."""
     if die_type not in FACES:
         raise DatasetError(f"{where}: die_type {die_type!r} is none of {', '.join(FACES)}")
-    try:
-        values = tuple(sorted(int(v) for v in text.split(";") if v.strip()))
-    except ValueError:
+    cells = [v.strip() for v in text.split(";") if v.strip()]
+    if any(not re.fullmatch(VALUE, v) for v in cells):
         raise DatasetError(f"{where}: values {text.strip()!r} are not whole numbers separated "
-                           "by ';' (as 1;4;6)") from None  # fmt: skip
+                           "by ';' (as 1;4;6)")  # fmt: skip
+    values = tuple(sorted(int(v) for v in cells))
+    if not values and die_type != "none":
+        raise DatasetError(f"{where}: no values: a row of {die_type} lists the value of every "
+                           "die in its picture (an empty tray is die_type none)")  # fmt: skip
     faces = FACES[die_type]
     wrong = sorted({v for v in values if v not in faces})
     if die_type == "none" and values:
@@ -155,7 +163,7 @@ def _read_boxes(path: Path) -> dict[str, list[Box]]:
         except ValueError:
             raise DatasetError(f"{path} row {row_no}: value, xmin, ymin, xmax and ymax must "
                                "be numbers (a row cut short?)") from None  # fmt: skip
-        boxes.setdefault(row["file"] or "", []).append(box)
+        boxes.setdefault((row["file"] or "").strip(), []).append(box)
     return boxes
 
 

@@ -9,6 +9,7 @@ for tests and the demo.  Vendor errors become :class:`CameraError`.
 
 from __future__ import annotations
 
+import os
 import stat
 import time
 from collections.abc import Callable, Iterable, Iterator
@@ -233,8 +234,20 @@ def parse_size(text: str) -> tuple[int, int]:
 
 def is_live(spec: str) -> bool:
     """Whether a camera setting names a live camera (the Pi camera, a webcam, a stream),
-    which is opened again when lost, rather than a file or folder, which ends."""
-    return spec == "picamera2" or spec.isdigit() or "://" in spec
+    which is opened again when lost, rather than a file or folder, which ends.  A webcam
+    named by its device (/dev/video0, /dev/v4l/by-id/...: a character device, where the
+    link leads) is live too, as is a name under /dev/ not there yet (plugged in later); it
+    had been taken for a video file, ended by its first failed read."""
+    return spec == "picamera2" or spec.isdigit() or "://" in spec or _device(spec)
+
+
+def _device(spec: str) -> bool:
+    """Whether ``spec`` names a character device (a webcam's /dev/video0, or a link to one),
+    or a path under /dev/ that is not there (a webcam unplugged when the service starts)."""
+    try:
+        return stat.S_ISCHR(os.stat(spec).st_mode)  # follows links (/dev/v4l/by-id/...)
+    except (OSError, ValueError):  # not there (or a name no path can be)
+        return Path(spec).is_absolute() and Path(spec).parts[1:2] == ("dev",)
 
 
 def open_camera(spec: str, size: tuple[int, int] | None = None) -> FrameSource:
@@ -248,6 +261,8 @@ def open_camera(spec: str, size: tuple[int, int] | None = None) -> FrameSource:
         return Picamera2Source(*size) if size else Picamera2Source()
     if spec.isdigit():
         return OpenCVCapture(int(spec), *(size or (None, None)))
+    if _device(spec):  # a webcam by its device: the size asked of it as of one by number
+        return OpenCVCapture(spec, *(size or (None, None)))
     if is_live(spec):
         return OpenCVCapture(spec)  # a stream (its address may end in .jpg)
     if Path(spec).is_dir() or Path(spec).suffix.lower() in IMAGE_SUFFIXES:

@@ -399,6 +399,17 @@ class DieSet:
             "again"
         )
 
+    def older_note(self) -> str:
+        """Why no face can be added to the set ("" where one can): it was taught by an older
+        version, whose crops were cut at another margin than MARGIN (before, the finder's box
+        alone: 1.0).  A face shown now is cut at MARGIN, but the set takes every crop as cut
+        at its own margin, so that face would never be read.  The set is still read with."""
+        if math.isclose(self.margin, MARGIN):
+            return ""
+        return (f"this set was taught by an older version (its faces' pictures are cut at "
+                f"{self.margin:g} times the die's box, faces are now cut at {MARGIN:g}), so no "
+                "face can be added to it: teach it again into a new set")  # fmt: skip
+
     def forget(self, value: int) -> None:
         """Forget every photo of face ``value`` (one shown as another face by mistake), so
         that it can be shown again."""

@@ -5,7 +5,9 @@ per photo, as ../shared/data/photos/burks_polyhedral) or photos named on the
 command line as VALUE=PATH.  The die in each photo is found, cut out and kept.
 Photos taught into a folder that holds a set already join its faces (show the
 rest later, or each face again turned); --from-clusters and --synthetic-look
-make a whole set and replace it.
+make a whole set and replace it.  A set's name is 1-40 lower-case letters,
+digits and dashes, as on the appliance: --name, else the folder's made so
+(d6_numeral: d6-numeral).  --name does not rename a set taught before.
 """
 
 from __future__ import annotations
@@ -14,20 +16,27 @@ import argparse
 import re
 import shlex
 import sys
+from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 
 from mechanics.reading import faces_of
-from vision.teach import DIE_TYPES, FACE_NAME, DieSet, DieSetError, reading_die
+from vision.teach import DIE_TYPES, FACE_NAME, MARGIN, DieSet, DieSetError, reading_die
+
+SET_NAME = r"[a-z0-9][a-z0-9-]{0,39}"  # a die set's name, here and on the appliance (its
+# folder under DATA_DIR/diesets, and a part of the Devices page's URLs)
+SET_RULE = "1–40 lower-case letters, digits and dashes"
 
 
 def add_teach(sub: Any) -> None:
     teach = sub.add_parser("teach", help="teach a numbered die set", description=__doc__)
     teach.add_argument("out", type=Path, metavar="OUT", help="the die set's folder")
     teach.add_argument("--die", required=True, choices=DIE_TYPES)
-    teach.add_argument("--name", help="the set's name (default: the folder's)")
+    teach.add_argument(
+        "--name", help=f"a new set's name, {SET_RULE} (default: the folder's, made so)"
+    )
     teach.add_argument("--from-labels", type=Path, metavar="DIR", help="labelled photos")
     teach.add_argument("--face", action="append", default=[], metavar="VALUE=PATH")
     teach.add_argument("--empty-tray", type=Path, metavar="IMAGE", help="the tray with no dice")
@@ -128,6 +137,29 @@ def odd_sized(sides: list[float]) -> list[int]:
     return [i for i, side in enumerate(sides) if not median / ODD_SIZE <= side <= median * ODD_SIZE]
 
 
+def set_name(folder: Path) -> str:
+    """A die set's name (SET_NAME) made of its folder's: lower-case, each run of other
+    characters a dash, at most 40 ("d6_numeral": "d6-numeral"); "" where nothing is left."""
+    return re.sub(r"[^a-z0-9]+", "-", folder.name.lower()).strip("-")[:40].rstrip("-")
+
+
+def reader_with(folders: Iterable[Path]) -> Any:
+    """A DiceReader that also reads the die sets taught in ``folders`` (`--dieset DIR`);
+    DieSetError where one cannot be loaded, or has no face taught yet (every die of its
+    type would fail)."""
+    from vision.reader import DiceReader
+
+    reader = DiceReader()
+    for folder in folders:
+        dieset = DieSet.load(folder)
+        if not dieset.crops:
+            raise DieSetError(f"the die set in {folder} has no faces taught yet: teach its "
+                              f"faces (`dicebridge vision teach {folder} --die {dieset.die} "
+                              "...`), or leave it out")  # fmt: skip
+        reader.add_dieset(dieset)
+    return reader
+
+
 def run_teach(args: argparse.Namespace) -> int:
     from vision.datasets import DatasetError, read_dataset
     from vision.pixels import FrameError, read_image
@@ -136,6 +168,16 @@ def run_teach(args: argparse.Namespace) -> int:
     def fail(message: str) -> int:
         print(f"dicebridge vision teach: {message}", file=sys.stderr)
         return 2
+
+    if args.name is not None and not re.fullmatch(SET_NAME, args.name):
+        return fail(f"--name {args.name!r} is not a die set's name: {SET_RULE}, as red-d20")
+    name = args.name or set_name(args.out)
+    new = (args.synthetic_look is not None or args.from_clusters is not None
+           or not (args.out / "dieset.json").is_file())  # fmt: skip
+    if new and not name:
+        return fail(f"no die set's name can be made of {args.out.name!r}: give --name "
+                    f"({SET_RULE}, as red-d20)")  # fmt: skip
+    renamed = new and name != args.out.name and args.name is None  # said once it is taught
 
     shown: list[tuple[int, Path]] = []
     try:
@@ -159,7 +201,7 @@ def run_teach(args: argparse.Namespace) -> int:
         from vision.teach_synthetic import taught_from_renders
 
         try:
-            dieset = taught_from_renders(args.die, args.synthetic_look, args.name or args.out.name)
+            dieset = taught_from_renders(args.die, args.synthetic_look, name)
         except ValueError as err:
             return fail(str(err))
         if shown:
@@ -168,17 +210,19 @@ def run_teach(args: argparse.Namespace) -> int:
             return fail(why)
         print(f"taught every face of a synthetic {args.die} (look {args.synthetic_look}) "
               f"into {args.out}")  # fmt: skip
+        _say_name(dieset, args.out, renamed)
         return 0
     if args.from_clusters is not None:
         from vision.cluster import teach_from_folders
 
         try:
-            dieset = teach_from_folders(args.from_clusters, args.name or args.out.name, args.die)
+            dieset = teach_from_folders(args.from_clusters, name, args.die)
         except (DieSetError, OSError) as err:
             return fail(str(err))
         if why := _unsaved(dieset, args.out):
             return fail(why)
         print(f"taught faces {sorted(dieset.crops)} of a {args.die} into {args.out}")
+        _say_name(dieset, args.out, renamed)
         missing = dieset.missing()
         if missing:
             print(f"faces not shown yet: {', '.join(map(str, missing))}")
@@ -193,7 +237,7 @@ def run_teach(args: argparse.Namespace) -> int:
     except FrameError as err:  # every photo is read before any is taught: nothing half done
         return fail(str(err))
     reader = DiceReader()
-    dieset = DieSet(args.name or args.out.name, args.die)
+    dieset = DieSet(name, args.die)
     if (args.out / "dieset.json").is_file():  # faces shown later join the faces shown before
         try:
             dieset = DieSet.load(args.out)
@@ -202,6 +246,14 @@ def run_teach(args: argparse.Namespace) -> int:
         if dieset.die != args.die:
             return fail(f"{args.out} holds a set of {dieset.die}s, not {args.die}s: teach into "
                         "another folder")  # fmt: skip
+        if args.name is not None and args.name != dieset.name:
+            return fail(f"{args.out} holds the set {dieset.name!r}: --name names a new set, "
+                        "it does not rename one (leave --name out, or teach into another "
+                        "folder)")  # fmt: skip
+        if not dieset.crops:  # every face forgotten: no crop is cut at its old margin
+            dieset.margin = MARGIN
+        if older := dieset.older_note():
+            return fail(f"{args.out}: {older}")
     before = sum(len(crops) for crops in dieset.crops.values())
     finds = []
     for _, path, image in photos:  # every die found before any is taught: nothing half done
@@ -229,6 +281,7 @@ def run_teach(args: argparse.Namespace) -> int:
     missing = dieset.missing()
     added = f" (beside the {before} it had)" if before else ""
     print(f"taught {len(shown)} photos of a {args.die} into {args.out}{added}")
+    _say_name(dieset, args.out, renamed)
     if missing:
         print(
             f"faces not shown yet: {', '.join(map(str, missing))} (read as uncertain until taught)"
@@ -251,6 +304,14 @@ def _unsaved(dieset: DieSet, out: Path) -> str:
     except OSError as err:
         return f"cannot write the set into {out}: {err.strerror or err}"
     return ""
+
+
+def _say_name(dieset: DieSet, out: Path, renamed: bool) -> None:
+    """Where a new set's name was made of its folder's (``renamed``), the name and why."""
+    if renamed:
+        print(f"the set is named {dieset.name!r}: {out.name!r} is not a die set's name "
+              f"({SET_RULE}); on the appliance a set's folder is its name, so copy it there "
+              f"as diesets/{dieset.name}")  # fmt: skip
 
 
 def _say_once(dieset: DieSet) -> None:

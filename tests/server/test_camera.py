@@ -8,6 +8,7 @@ import json
 import shutil
 import signal
 import socket
+import sqlite3
 import subprocess
 import sys
 import time
@@ -18,6 +19,7 @@ from typing import Any
 
 import cv2
 import numpy as np
+import pytest
 
 from server.camera import BLURS_KEPT, FELT_KEPT, CameraSource
 from server.diesets import DieSetStore
@@ -26,6 +28,7 @@ from server.table import Table
 from server.unsure import confirm_unsure
 from vision.frames import Replay
 from vision.reader import DiceReader
+from vision.readings import DieReading, ThrowReading
 from vision.render import PALETTE, ThrowSpec, render_settling, render_throw
 from vision.settle import SettleDetector
 from vision.teach_sets import DieSets
@@ -464,6 +467,61 @@ def test_unsure_dice_are_kept_and_announced_never_fed(tmp_path: Path) -> None:
     ledger.close()
 
 
+class _ThreeDice(DiceReader):
+    """Every settled frame holds a sure d6 showing 4 and two d6s left to confirm."""
+
+    def read(
+        self, image: Any, die: str = "d6", empty_tray: Any = None, earlier: Any = (),
+        leans: Any = (), also: Any = (),
+    ) -> Any:  # fmt: skip
+        crop = np.full((20, 20, 3), 128, np.uint8)
+        sure = DieReading("d6", 4, 0.99, (10, 10, 30, 30), crop)
+        asked = [DieReading("d6", v, 0.5, (x, 10, x + 20, 30), crop, uncertain=True,
+                            advice=f"confirm: {v}?") for v, x in ((5, 50), (2, 90))]  # fmt: skip
+        return ThrowReading((sure, *asked), 1.0)
+
+
+@pytest.mark.parametrize("failing", ["from_source", "uncertain"])
+def test_a_throw_the_ledger_failed_part_way_keeps_no_die_twice(
+    tmp_path: Path, failing: str
+) -> None:
+    """The ledger fails once while a throw is kept (a locked database): feeding its sure
+    die (nothing kept yet: the throw is read whole when it settles again, after a hand
+    passed over), or keeping its second unsure die (the rest kept: not read again).  An
+    unsure die's row had been kept before the sure die was fed, and again when the throw
+    settled again: one die, two rows, each confirmable into the check."""
+    ledger, table, events = _watched_table(tmp_path)
+    table.create("d6pool", {"level": 3, "difficulty": 3})  # waits for 3 d6
+    real = getattr(table, failing)
+    calls = [0]
+
+    def flaky(*args: Any, **kwargs: Any) -> Any:
+        calls[0] += 1
+        if calls[0] == (1 if failing == "from_source" else 2):
+            raise sqlite3.OperationalError("database is locked")
+        return real(*args, **kwargs)
+
+    setattr(table, failing, flaky)
+    tray = np.full((120, 160, 3), 90, np.uint8)
+    hand = np.full((120, 160, 3), 200, np.uint8)  # a hand over the whole tray
+    frames = Replay([tray] * 6 + [hand] * 2 + [tray] * 6, interval=0.1)
+    camera = CameraSource("camera", frames, _ThreeDice(), table, SettleDetector(0.3))
+    camera.start()
+    _wait(lambda: any(e.get("event") == "disconnected" for e in events))
+    camera.stop()
+    thrown = [[d["face"] for d in e.body["dice"]] for e in ledger.entries(kind="throw")]
+    asked = [e.body["value"] for e in ledger.entries(kind="reading") if e.body.get("uncertain")]
+    said = [e["detail"] for e in events if e.get("event") == "attention"]
+    ledger.close()
+    assert thrown == [[4]]  # the sure die, once
+    if failing == "from_source":  # nothing kept: the throw read whole when settled again
+        assert sorted(asked) == [2, 5]
+        assert len(said) == 1 and said[0].startswith("the throw was not read (database is")
+    else:  # the sure die and one unsure die kept: not read again, the other said
+        assert asked == [5]
+        assert len(said) == 1 and said[0].startswith("the throw was read only in part (")
+
+
 def _get(url: str) -> Any:
     with urllib.request.urlopen(url, timeout=5) as reply:
         return json.loads(reply.read())
@@ -832,4 +890,67 @@ def test_a_view_that_is_not_the_one_the_area_was_marked_on_is_said_once(tmp_path
         "the camera's view of the tray is not the one the tray's area was marked on"
     )
     assert "mark it again on the Devices page" in said[0]
+    ledger.close()
+
+
+def test_a_view_lost_and_found_again_by_turns_is_said_once_each_for_a_marking(
+    tmp_path: Path,
+) -> None:
+    """The camera knocked 40 px since the area was marked, and something now and then
+    hiding the view it was marked on: the move and the lost view are each said once for
+    the marking (each had been said again whenever the other came between)."""
+    from server.tray_areas import TrayAreaStore
+
+    spec = ThrowSpec(dice=("d6",) * 3, touching=0.0)
+    throw = render_throw(spec, np.random.default_rng([77, 3]))
+    other = render_throw(spec, np.random.default_rng([78, 3])).image  # the view not found
+    ledger, table, events = _watched_table(tmp_path)
+    areas = TrayAreaStore(tmp_path)
+    areas.mark([[0.1, 0.1], [0.9, 0.1], [0.9, 0.9], [0.1, 0.9]], throw.image)
+    camera = CameraSource("camera", Replay([]), DiceReader(), table, areas=areas)
+    h, w = throw.image.shape[:2]
+    along = np.array([[1, 0, 40], [0, 1, 0]], np.float32)
+    knocked = cv2.warpAffine(throw.image, along, (w, h), borderMode=cv2.BORDER_REPLICATE)
+    for image in [knocked, other] * 3:
+        camera.read_throw(image)
+    said = [e["detail"] for e in events if e.get("event") == "notice"]
+    assert len(said) == 2, said
+    assert said[0].startswith("the camera has moved about 40 px since")
+    assert said[1].startswith("the camera's view of the tray is not the one")
+    areas.mark([[0.1, 0.1], [0.9, 0.1], [0.9, 0.9], [0.1, 0.9]], throw.image)  # marked anew
+    camera.read_throw(knocked)  # the new marking's move: said again
+    said = [e["detail"] for e in events if e.get("event") == "notice"]
+    assert len(said) == 3 and said[2].startswith("the camera has moved about 40 px since")
+    ledger.close()
+
+
+def test_a_changed_light_is_said_once_for_a_picture_carried_onto_a_turned_camera(
+    tmp_path: Path,
+) -> None:
+    """The empty tray taken; the camera turned 3 degrees since and a lamp's pool lights
+    part of the tray: the picture is carried onto each throw anew, and the light's change
+    is said once for the picture taken (it had been said on every throw)."""
+    from server.empty_tray import EmptyTrayStore
+    from vision.view_change import aligned_tray
+
+    ledger, table, events = _watched_table(tmp_path)
+    trays = EmptyTrayStore(tmp_path)
+    reader = DiceReader()
+    camera = CameraSource("camera", Replay([]), reader, table, trays=trays)
+    throw = render_throw(ThrowSpec(dice=("d6",) * 4), np.random.default_rng([900, 1]))
+    h, w = throw.image.shape[:2]
+    trays.take(throw.empty_tray, reader)
+    turn = cv2.getRotationMatrix2D((w / 2, h / 2), 3.0, 1.0)
+    turned = cv2.warpAffine(throw.image, turn, (w, h), borderMode=cv2.BORDER_REFLECT)
+    yy, xx = np.mgrid[0:h, 0:w]
+    pool = 1 + 0.5 * np.exp(
+        -(((xx - w * 0.3) / (w * 0.25)) ** 2 + ((yy - h * 0.5) / (h * 0.3)) ** 2)
+    )
+    lit = np.clip(turned.astype(np.float32) * pool[..., None], 0, 255).astype(np.uint8)
+    assert aligned_tray(throw.empty_tray, lit) is not None  # carried, not used as taken
+    for _ in range(3):
+        camera.read_throw(lit)
+    said = [e["detail"] for e in events if e.get("event") == "notice"]
+    light = [s for s in said if s.startswith("the light on the tray has changed")]
+    assert len(light) == 1, said
     ledger.close()

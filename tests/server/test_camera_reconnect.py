@@ -17,7 +17,7 @@ import cv2
 import numpy as np
 import pytest
 
-from server.camera import CameraSource
+from server.camera import STEADY_SECONDS, CameraSource
 from server.ledger import Ledger
 from server.table import Table
 from tests.server.test_camera import _wait
@@ -176,3 +176,110 @@ def test_a_driver_s_own_error_is_a_lost_camera_opened_again(tmp_path: Path) -> N
     retried = [e["detail"] for e in events if e.get("event") == "retrying"]
     assert any("Device or resource busy" in r for r in retried), retried
     assert camera.throws_read >= 1  # the camera was opened again and read the next throw
+
+
+class _Dead:
+    """A webcam that opens but fails on every read (V4L2's VIDIOC_DQBUF at once)."""
+
+    def read(self) -> Frame | None:
+        raise OSError(5, "Input/output error")
+
+    def close(self) -> None:
+        pass
+
+
+class _Delivering:
+    """A camera that delivers ``seconds`` of frames (by their stamps, 1 s apart) and is lost."""
+
+    def __init__(self, seconds: int) -> None:
+        self._stamps = iter(range(seconds + 1))
+        self._image = np.full((48, 64, 3), 90, np.uint8)
+
+    def read(self) -> Frame | None:
+        at = next(self._stamps, None)
+        if at is None:
+            raise CameraError("camera 0 stopped delivering frames")
+        return Frame(self._image, float(at))
+
+    def close(self) -> None:
+        pass
+
+
+class _Clock(threading.Event):
+    """The camera thread's stop event, whose waits take no time: each is noted, and the
+    ``last`` one stops the source."""
+
+    def __init__(self, last: int) -> None:
+        super().__init__()
+        self.waits: list[float] = []
+        self._last = last
+
+    def wait(self, timeout: float | None = None) -> bool:
+        self.waits.append(float(timeout or 0.0))
+        if len(self.waits) >= self._last:
+            self.set()
+        return self.is_set()
+
+
+def _retried(events: list[dict[str, Any]]) -> list[str]:
+    return [e["event"] for e in events if e.get("event") in ("connected", "disconnected",
+                                                             "retrying")]  # fmt: skip
+
+
+def test_a_camera_that_opens_and_fails_on_reading_is_opened_again_after_the_backoff(
+    tmp_path: Path,
+) -> None:
+    """It had been opened again at once, for ever (70,000 times in 2 s): the backoff
+    counted only failures to open, and started again at every opening."""
+    opened: list[_Dead] = []
+    clock = _Clock(last=7)
+
+    def reopen() -> _Dead:
+        if len(opened) >= 50:  # opened again and again without waiting: stopped here
+            clock.set()
+        opened.append(_Dead())
+        return opened[-1]
+
+    with Ledger(tmp_path) as ledger:
+        table = Table(ledger)
+        events: list[dict[str, Any]] = []
+        table.subscribe(events.append)
+        camera = CameraSource("camera", None, DiceReader(), table, reopen=reopen)
+        camera._stop = clock
+        camera._run()  # on this thread: the clock's waits take no time
+    assert clock.waits == [1.0, 2.0, 4.0, 8.0, 16.0, 30.0, 30.0]  # doubling, up to 30 s
+    assert len(opened) == 7  # one opening after each wait but the last
+    assert _retried(events)[:6] == ["connected", "disconnected", "retrying"] * 2
+    tries = [e["detail"] for e in events if e.get("event") == "retrying"]
+    assert "Input/output error" in tries[0] and tries[0].endswith("next try in 1.0 s")
+    assert tries[2].endswith("next try in 4.0 s")
+
+
+def test_the_backoff_starts_again_once_a_camera_opened_again_delivers_for_a_while(
+    tmp_path: Path,
+) -> None:
+    """Lost after 5 s of frames: the next wait doubles still; after STEADY_SECONDS of
+    frames it is back for good, and the wait after its next loss is the first again."""
+    cameras: list[Any] = [_Delivering(5), _Delivering(5), _Delivering(int(STEADY_SECONDS)), _Dead()]
+    with Ledger(tmp_path) as ledger:
+        table = Table(ledger)
+        camera = CameraSource("camera", None, DiceReader(), table, SettleDetector(1e6),
+                              reopen=lambda: cameras.pop(0), backoff=(1.0, 30.0))  # fmt: skip
+        clock = _Clock(last=4)
+        camera._stop = clock
+        camera._run()
+    assert clock.waits == [1.0, 2.0, 1.0, 2.0]
+
+
+def test_stop_ends_the_camera_thread_while_it_waits_to_open_it_again(tmp_path: Path) -> None:
+    with Ledger(tmp_path) as ledger:
+        table = Table(ledger)
+        events: list[dict[str, Any]] = []
+        table.subscribe(events.append)
+        camera = CameraSource("camera", None, DiceReader(), table, reopen=_Dead,
+                              backoff=(600.0, 600.0))  # fmt: skip
+        camera.start()
+        _wait(lambda: any(e.get("event") == "retrying" for e in events))
+        camera.stop()
+        assert camera._thread is not None and not camera._thread.is_alive()
+    assert _retried(events) == ["connected", "disconnected", "retrying"]

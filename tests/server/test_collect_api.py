@@ -9,6 +9,7 @@ from pathlib import Path
 
 import cv2
 import numpy as np
+import pytest
 from fastapi.testclient import TestClient
 
 from server.admin import AdminPin
@@ -99,3 +100,44 @@ def test_dice_beyond_the_tray_s_area_do_not_stop_a_throw_of_one_being_kept(
     left = TrayArea.parse([[0, 0], [0.3, 0], [0.3, 1], [0, 1]])  # the left-hand die's part
     assert collector.offer(throw.image, reader, left) == "picture 1 kept for red-d5"
     assert collector.describe("red-d5")["pictures"] == 1
+
+
+def test_a_collection_file_spoilt_on_disk_is_said_not_a_server_error(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """collect.json is written whole (a power cut while collecting starts leaves none, not
+    half of one); one left empty, cut short or without its die (written by an older
+    service, or by hand) is answered with what to do, not a 500 (a ValueError or
+    KeyError had reached the server)."""
+    import dicebridge.files
+
+    AdminPin(tmp_path).set("3579")
+    store = DieSetStore(tmp_path)
+    collector = FaceCollector(tmp_path, store)
+    meta = tmp_path / "collect" / "red-d5" / "collect.json"
+
+    def cut(part: Path, data: bytes, mode: int) -> None:  # the disk fills half way
+        part.write_bytes(data[: len(data) // 2])
+        raise OSError(28, "No space left on device")
+
+    with monkeypatch.context() as patch:
+        patch.setattr(dicebridge.files, "write_part", cut)
+        with pytest.raises(OSError, match="No space left"):
+            collector.start("red-d5", "d5")
+    assert not meta.exists()  # not half of one
+    with Ledger(tmp_path) as ledger:
+        app = create_app(Table(ledger), AdminPin(tmp_path), store, collector=collector)
+        with TestClient(app, raise_server_exceptions=False) as client:
+            url = "/api/diesets/red-d5"
+            for spoilt in ("", '{"name": "red-d5", "di', '{"name": "red-d5"}', "[1, 2]"):
+                meta.write_text(spoilt)
+                shown = client.get(f"{url}/collect")
+                assert shown.status_code == 404, (spoilt, shown.text)
+                assert "start collecting again" in shown.json()["detail"]
+                grouped = client.post(f"{url}/groups", headers=PIN)
+                assert grouped.status_code == 422, (spoilt, grouped.text)
+                taught = client.post(f"{url}/groups/teach", json={"values": {"1": 2}},
+                                     headers=PIN)  # fmt: skip
+                assert taught.status_code == 422, (spoilt, taught.text)
+            started = client.post(f"{url}/collect", json={"die": "d5"}, headers=PIN)
+            assert started.status_code == 201 and started.json()["die"] == "d5"  # mended

@@ -14,7 +14,8 @@ from vision.errata import apply_errata, read_errata
 
 def _labels(folder: Path, *rows: str) -> Path:
     folder.mkdir(exist_ok=True)
-    (folder / "labels.csv").write_text("file,die_type,values\n" + "".join(r + "\n" for r in rows))
+    text = "file,die_type,values\n" + "".join(r + "\n" for r in rows)
+    (folder / "labels.csv").write_text(text, encoding="utf-8")
     return folder
 
 
@@ -29,6 +30,12 @@ def _labels(folder: Path, *rows: str) -> Path:
         ("b.jpg,none,4", "row 3: an empty tray (die_type none) lists no values"),
         ("b.jpg,mixed,0;21", "row 3: no die the camera reads has a face 21"),
         (",d6,1", "row 3: no file named"),
+        ("b.jpg,d6,", "row 3: no values: a row of d6 lists the value of every die"),
+        ("b.jpg,mixed, ; ", "row 3: no values: a row of mixed lists"),
+        ("b.jpg,d20,1_0", "row 3: values '1_0' are not whole numbers"),
+        ("b.jpg,d20,+3", "row 3: values '+3' are not whole numbers"),
+        ("b.jpg,d20,2;\u0663", "row 3: values '2;\u0663' are not whole numbers"),
+        ("b.jpg,d20,\u00b2", "row 3: values '\u00b2' are not whole numbers"),
     ],
 )
 def test_a_row_no_die_could_show_is_named_with_its_row(tmp_path: Path, row: str, said: str) -> None:
@@ -49,6 +56,22 @@ def test_rows_every_die_type_may_show_are_read_sorted(tmp_path: Path) -> None:
         "a.jpg": (1, 3, 6), "b.jpg": (-1, 0, 1), "c.jpg": (0, 9), "d.jpg": (20,),
         "e.jpg": (5,), "f.jpg": (2,), "g.jpg": (-1, 20), "h.jpg": (),
     }  # fmt: skip
+
+
+def test_a_file_cell_is_trimmed_as_the_values_are(tmp_path: Path) -> None:
+    """A file cell " a.jpg " named a file with spaces round its name (none is there)."""
+    from vision.datasets import VALUE
+    from vision.teach import FACE_NAME
+
+    folder = _labels(tmp_path / "set", " a.jpg ,d6, 3 ; 1 ", "b.jpg , none ,")
+    (folder / "boxes.csv").write_text("file,value,xmin,ymin,xmax,ymax\n a.jpg ,3,1,1,9,9\n")
+    read = [(item.path, item.die_type, item.values, item.boxes) for item in read_dataset(folder)]
+    assert [r[:3] for r in read] == [
+        (folder / "a.jpg", "d6", (1, 3)),
+        (folder / "b.jpg", "none", ()),
+    ]
+    assert read[0][3] is not None and [b.value for b in read[0][3]] == [3]
+    assert VALUE == FACE_NAME  # one way of writing a face, in labels and on the command line
 
 
 def test_a_file_that_is_no_utf8_text_or_cut_short_is_said_so(tmp_path: Path) -> None:

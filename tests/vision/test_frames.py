@@ -12,12 +12,21 @@ import sys
 import threading
 import zlib
 from pathlib import Path
+from typing import Any
 
 import cv2
 import numpy as np
 import pytest
 
-from vision.frames import CameraError, Frame, ImageFolder, OpenCVCapture, open_camera
+import vision.frames as frames
+from vision.frames import (
+    CameraError,
+    Frame,
+    ImageFolder,
+    OpenCVCapture,
+    is_live,
+    open_camera,
+)
 from vision.pixels import FrameError, read_image, write_image
 from vision.reader import DiceReader
 from vision.render import ThrowSpec, render_throw
@@ -90,6 +99,59 @@ def test_a_text_file_is_not_opened_as_a_film(tmp_path: Path) -> None:
     capture = OpenCVCapture(str(video))
     assert capture.read() is not None
     capture.close()
+
+
+class _FakeV4L2:
+    """cv2.VideoCapture over a webcam by its device: one frame, then nothing (unplugged)."""
+
+    def __init__(self, *args: Any) -> None:
+        self.sets: dict[int, float] = {}
+        self._frames = [np.full((48, 64, 3), 100, np.uint8)]
+
+    def isOpened(self) -> bool:  # OpenCV's name
+        return True
+
+    def set(self, prop: int, value: float) -> bool:
+        self.sets[prop] = value
+        return True
+
+    def get(self, prop: int) -> float:
+        return 0.0
+
+    def read(self) -> tuple[bool, np.ndarray | None]:
+        return (True, self._frames.pop()) if self._frames else (False, None)
+
+    def release(self) -> None:
+        pass
+
+
+def test_a_webcam_named_by_its_device_is_live_and_asked_for_its_size(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """camera = "/dev/video0" (or a /dev/v4l/by-id/ link to it) had been taken for a video
+    file: its first failed read ended the camera for good, it was never opened again, and
+    camera_size was not asked of it.  A character device is a webcam (/dev/null stands in
+    for /dev/video0, a character device too)."""
+    link = tmp_path / "usb-Camera-video-index0"  # as in /dev/v4l/by-id/
+    link.symlink_to("/dev/null")
+    assert is_live("/dev/null") and is_live(str(link))
+    assert is_live("/dev/dicebridge-test-no-such-camera")  # not plugged in yet
+    film = tmp_path / "throws.avi"
+    film.write_bytes(b"")
+    for spec in (str(film), str(tmp_path), str(tmp_path / "gone.avi"), "throws.avi"):
+        assert not is_live(spec), spec  # files and folders end, as before
+    assert is_live("rtsp://10.0.0.5/tray") and is_live("0") and is_live("picamera2")
+    monkeypatch.setattr(frames.cv2, "VideoCapture", _FakeV4L2)
+    capture = open_camera(str(link), (1280, 720))
+    assert isinstance(capture, OpenCVCapture) and capture.live
+    fake = capture._capture
+    assert isinstance(fake, _FakeV4L2) and fake.sets == {
+        cv2.CAP_PROP_FRAME_WIDTH: 1280,
+        cv2.CAP_PROP_FRAME_HEIGHT: 720,
+    }
+    assert capture.read() is not None
+    with pytest.raises(CameraError, match="stopped delivering frames"):  # lost, not ended
+        capture.read()
 
 
 def test_no_camera_named_is_refused_not_read_as_the_current_folder() -> None:

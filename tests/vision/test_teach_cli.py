@@ -179,3 +179,65 @@ def test_the_burks_photo_of_the_empty_tower_is_not_taught_as_a_face(
     assert "no die found whole in" in capsys.readouterr().err
     assert not out.exists()
     assert main(teach) == 0  # the three photos of the d10 alone are taught
+
+
+def test_a_set_s_name_follows_the_appliance_s_rule_and_is_not_renamed(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """--name into a folder holding a set was ignored without a word, and a folder's name
+    the appliance does not take ("Red_d5") was the set's name unchecked."""
+    first, second = _photos(tmp_path, (1, 2))
+    made = tmp_path / "Red_d5"
+    assert main(["vision", "teach", str(made), "--die", "d5", "--face", first]) == 0
+    said = capsys.readouterr().out
+    assert "the set is named 'red-d5': 'Red_d5' is not a die set's name (1–40 lower-case " in said
+    assert DieSet.load(made).name == "red-d5"
+    teach = ["vision", "teach", str(made), "--die", "d5", "--face", second]
+    assert main([*teach, "--name", "blue-d5"]) == 2
+    said = capsys.readouterr().err
+    assert (f"{made} holds the set 'red-d5': --name names a new set, it does not rename one "
+            "(leave --name out, or teach into another folder)") in said  # fmt: skip
+    assert main([*teach, "--name", "red-d5"]) == 0  # its own name: taught
+    assert sorted(DieSet.load(made).crops) == [1, 2]
+    capsys.readouterr()
+    for bad in ("Blue_d5", "-blue", "x" * 41, "blue d5"):
+        out = tmp_path / "blue"
+        assert main(["vision", "teach", str(out), "--die", "d5", "--face", first,
+                     f"--name={bad}"]) == 2  # fmt: skip
+        assert f"--name {bad!r} is not a die set's name: 1–40 lower-case" in (
+            capsys.readouterr().err
+        )
+        assert not out.exists()
+    assert main(["vision", "teach", str(tmp_path / "__"), "--die", "d5", "--face", first]) == 2
+    assert "no die set's name can be made of '__': give --name" in capsys.readouterr().err
+
+
+def test_no_face_is_taught_into_an_older_set_nor_read_with_a_set_of_no_faces(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A face taught into a set of the older format (no margin: its crops the finder's box
+    alone) was cut at twice the box and never read; `vision read --dieset` with a set whose
+    faces were all forgotten ended in a traceback."""
+    (photo,) = _photos(tmp_path, (1,))
+    old = tmp_path / "old"
+    assert main(["vision", "teach", str(old), "--die", "d5", "--face", photo]) == 0
+    meta = json.loads((old / "dieset.json").read_text(encoding="utf-8"))
+    del meta["margin"]
+    (old / "dieset.json").write_text(json.dumps(meta), encoding="utf-8")
+    before = {p.name: p.read_bytes() for p in old.iterdir()}
+    capsys.readouterr()
+    assert main(["vision", "teach", str(old), "--die", "d5", "--face", photo]) == 2
+    err = capsys.readouterr().err
+    assert f"{old}: this set was taught by an older version" in err
+    assert "teach it again into a new set" in err
+    assert {p.name: p.read_bytes() for p in old.iterdir()} == before
+    empty = tmp_path / "empty"
+    DieSet("empty", "d5").save(empty)
+    picture = photo.partition("=")[2]
+    assert main(["vision", "read", picture, "--dieset", str(empty)]) == 2
+    assert f"the die set in {empty} has no faces taught yet" in capsys.readouterr().err
+    meta = {"name": "bare", "die": "d5", "faces": {}}  # an older set, every face forgotten
+    (tmp_path / "bare").mkdir()
+    (tmp_path / "bare" / "dieset.json").write_text(json.dumps(meta), encoding="utf-8")
+    assert main(["vision", "teach", str(tmp_path / "bare"), "--die", "d5", "--face", photo]) == 0
+    assert DieSet.load(tmp_path / "bare").margin == 2.0  # nothing was cut the old way

@@ -114,6 +114,22 @@ def test_a_reference_made_once_matches_every_frame_as_the_pictures_themselves_do
         reference.change(cv2.resize(picture, (w // 2, h // 2)))
 
 
+def test_a_turn_no_knocked_camera_makes_is_not_taken_for_one() -> None:
+    """The camera turned 3 degrees and a lamp moved to one side (a grey ramp across the
+    near-uniform felt): ECC slid to a 41-degree turn that fitted the ramp, and the picture
+    carried so far (404 px at the corners) was no tray at all.  A turn beyond TRAY_TURN is
+    refused: the picture is used as it was taken."""
+    throw = render_throw(ThrowSpec(dice=("d6",) * 4), np.random.default_rng([900, 0]))
+    h, w = throw.image.shape[:2]
+    now = cv2.warpAffine(throw.image, _turned(w, h, 3.0)[:2], (w, h),
+                         borderMode=cv2.BORDER_REFLECT)  # fmt: skip
+    ramp = np.exp(0.5 * (np.arange(w) / (w - 1) - 0.5))[None, :, None]
+    lit = np.clip(now.astype(np.float32) * ramp, 0, 255).astype(np.uint8)
+    carried = aligned_tray(throw.empty_tray, lit)
+    assert carried is None or carried[1] < 60  # a few degrees' move, if any
+    assert aligned_tray(throw.empty_tray, now) is not None  # unlit, the 3 degrees are found
+
+
 def test_the_empty_tray_picture_is_carried_onto_a_turned_camera_s_frames() -> None:
     """A stale empty-tray picture makes every edge of the felt's texture a change: ten
     rendered throws of four d6s, the camera turned 3 degrees since the tray was taken,
