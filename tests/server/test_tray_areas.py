@@ -61,6 +61,7 @@ def test_corners_that_make_no_tray_are_refused_and_the_area_in_use_kept(tmp_path
             ([[0, 0], [1, 0], [0.2, 1], [1, 1]], "sides 2 and 4 cross"),  # corners out of order
             ([[True, 0.9], [1, 0], [1, 1]], "valid number"),  # true is no share of the picture
             ([["0.5", 0.9], [1, 0], [1, 1]], "valid number"),
+            ([[10**400, 0.9], [1, 0], [1, 1]], "a number that large is none"),  # was a 500
         ):
             reply = client.put("/api/tray-area", json={"points": points}, headers=PIN)
             assert reply.status_code == 422 and said in str(reply.json()["detail"]), reply.text
