@@ -306,8 +306,8 @@ def camera_routes(
         try:
             corners = [[float(v) for v in point] for point in body.points]
         except OverflowError:  # an integer of hundreds of digits: no float holds it
-            raise HTTPException(status_code=422, detail="a corner is a share of the "
-                                "picture, 0 to 1: a number that large is none") from None  # fmt: skip
+            said = "a corner is a share of the picture, 0 to 1: a number that large is none"
+            raise HTTPException(status_code=422, detail=said) from None
         try:
             marked = store.mark(corners, frame)  # the picture it was marked on, kept
         except TrayAreaError as err:
