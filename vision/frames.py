@@ -9,6 +9,7 @@ for tests and the demo.  Vendor errors become :class:`CameraError`.
 
 from __future__ import annotations
 
+import contextlib
 import os
 import stat
 import time
@@ -151,12 +152,19 @@ class Picamera2Source:
             ) from None
         try:
             self._camera: Any = Picamera2()
+        except Exception as err:  # the vendor raises many kinds; all mean "no camera"
+            raise CameraError(f"cannot start the Pi camera: {err}") from None
+        try:
             config = self._camera.create_still_configuration(
                 main={"size": (width, height), "format": "RGB888"}
             )
             self._camera.configure(config)
             self._camera.start()
-        except Exception as err:  # the vendor raises many kinds; all mean "no camera"
+        except Exception as err:
+            # Picamera2() holds the camera from here: left open, every later try to open
+            # it again (the camera thread's backoff) finds it in use, for good
+            with contextlib.suppress(Exception):
+                self._camera.close()
             raise CameraError(f"cannot start the Pi camera: {err}") from None
 
     def read(self) -> Frame | None:

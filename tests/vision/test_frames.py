@@ -24,6 +24,7 @@ from vision.frames import (
     Frame,
     ImageFolder,
     OpenCVCapture,
+    Picamera2Source,
     is_live,
     open_camera,
 )
@@ -255,3 +256,35 @@ def test_a_picture_just_under_the_pixel_limit_is_still_decoded(tmp_path: Path) -
     path = tmp_path / "big.png"
     write_image(path, picture)
     assert read_image(path).shape == (10000, 10000, 3)
+
+
+def test_a_pi_camera_that_fails_to_start_is_let_go_so_that_it_can_be_opened_again(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Picamera2() takes the camera; one whose configure or start fails must close it, or
+    each later try (the camera thread's backoff) finds it in use.  picamera2 runs only on
+    a Pi, so a stand-in module plays the vendor here, failing as it may."""
+    held: list[str] = []
+
+    class Picamera2:
+        def __init__(self) -> None:
+            if held:
+                raise RuntimeError("Camera __init__ sequence did not complete (in use)")
+            held.append("camera")
+
+        def create_still_configuration(self, main: dict[str, Any]) -> dict[str, Any]:
+            return {"main": main}
+
+        def configure(self, config: dict[str, Any]) -> None:
+            raise RuntimeError("Failed to configure camera")
+
+        def close(self) -> None:
+            held.clear()
+
+    vendor = type(sys)("picamera2")
+    vendor.Picamera2 = Picamera2  # type: ignore[attr-defined]
+    monkeypatch.setitem(sys.modules, "picamera2", vendor)
+    for _ in range(2):  # the second try finds the camera free, and fails the same way
+        with pytest.raises(CameraError, match="cannot start the Pi camera: Failed to configure"):
+            Picamera2Source()
+    assert held == []
