@@ -12,7 +12,7 @@ import numpy as np
 import pytest
 
 from dicebridge.cli import main
-from tests.vision import needs_photos
+from tests.vision import needs_photos, photos_of
 from vision import teach
 from vision.advice import OTHER_SHAPE
 from vision.datasets import read_dataset, shared_photos
@@ -57,11 +57,9 @@ def test_a_die_of_another_taught_type_is_asked_not_read_as_the_expected_one(
     assert tray is not None
     rng = np.random.default_rng(20261129)
     told: Counter[tuple[str, str]] = Counter()
-    for item in read_dataset(folder):
+    for item, photo in photos_of("burks_polyhedral"):
         if item.die_type == "none":
             continue
-        photo = cv2.imread(str(item.path))
-        assert photo is not None
         h, w = photo.shape[:2]
         for image, empty in ((photo, tray), perturb(photo, tray, rng)):
             # the thrown die: where its own set reads it in the tray (the tower's parts and
