@@ -110,7 +110,6 @@ class CameraSource:
         # the last settled throw read: a die lying as it lay there is not read again (a hand
         # passed over the tray, a die was taken out: the tray settles again, the rest unmoved)
         self._last_read: np.ndarray | None = None
-        self._recorded = False  # a row of the throw being read is in the ledger already
         self._latest: Frame | None = None  # the newest frame, for a live view while setting up
         self._stamps: deque[float] = deque(maxlen=30)  # when the last frames came
         # the frames since the tray last moved (the last few): a numbered die left to confirm
@@ -217,10 +216,8 @@ class CameraSource:
             except Exception as err:  # a fault must not end the camera,
                 # e.g. a die set or empty-tray file spoilt on disk, a full disk: the
                 # throw is not read, the camera says why and watches for the next one
+                # (no die of it is kept: the table keeps a throw whole or not at all)
                 why = f"the throw was not read ({err}): throw again or enter it by hand"
-                if self._recorded:  # some of its dice are kept: they are not read again
-                    why = (f"the throw was read only in part ({err}): its dice recorded are "
-                           "on the Table page; enter the rest by hand")  # fmt: skip
                 bad = self._once(bad, why)
                 continue
             bad = ""
@@ -252,13 +249,8 @@ class CameraSource:
             self._stills.append(frame.image)
         if state.settled:  # dice lying as they lay in the last throw read are not read twice
             before = None if self._again else self._last_read
-            try:
-                self.read_throw(frame.image, list(self._stills)[:-1], before)
-            except Exception:  # a throw that failed before any of its rows was kept is read
-                # whole next time; one that failed after is not read again (no die kept twice)
-                if self._recorded:
-                    self._last_read = frame.image
-                raise
+            # a throw that failed is read whole next time: none of its rows was kept
+            self.read_throw(frame.image, list(self._stills)[:-1], before)
             self._last_read = frame.image
 
     def _once(self, last: str, why: str) -> str:
@@ -333,7 +325,6 @@ class CameraSource:
         the still tray just before ``image``, to look again at dice left to confirm;
         ``before``: the last throw read, whose dice lying as they lay there are not read
         again (a hand passed over the tray, or a die was taken out and the rest stayed)."""
-        self._recorded = False
         if self._diesets is not None:  # sets taught on the Devices page count at once
             for said in self._diesets.use_in(self._reader):  # sets left out, sets to check
                 if said not in self._told_sets:  # said once a run (and again if it changes)
@@ -393,29 +384,9 @@ class CameraSource:
             extras.append(
                 {"crop": crop_hash, "box": list(d.box), **({"again": True} if again else {})}
             )
-        self._record(readings, extras, dict(unsure), asked)
+        # one record: every row of the throw is kept, or none is (then it is read again whole)
+        self._table.from_source(self.name, readings, extras, dict(unsure), asked)
         return result
-
-    def _record(
-        self,
-        readings: Sequence[Reading],
-        extras: Sequence[dict[str, Any]],
-        unsure: dict[str, int],
-        asked: Sequence[dict[str, Any]],
-    ) -> None:
-        """Keep one throw: its sure dice fed to the table (each kind a throw of its own, as
-        Table.from_source takes them), then its unsure dice's rows.  ``_recorded`` says once a
-        row is kept: a throw that fails after that is not read again (an unsure die had been
-        kept twice, both confirmable: one die fed to a check twice); one that fails before
-        any is kept (the ledger refusing the first) is read whole next time."""
-        for kind in dict.fromkeys(r.die for r in readings):
-            mine = [i for i, r in enumerate(readings) if r.die == kind]
-            ours = [readings[i] for i in mine]
-            self._table.from_source(self.name, ours, [extras[i] for i in mine], unsure)
-            self._recorded = True
-        for detail in asked:
-            self._table.uncertain(self.name, detail)
-            self._recorded = True
 
     def _area(self) -> TrayArea | None:
         """The tray's area in use; a marked one that cannot be read is not used (the whole

@@ -23,7 +23,7 @@ import sqlite3
 import stat
 import threading
 import time
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
@@ -349,29 +349,43 @@ class Ledger:
 
     def append(self, kind: str, body: dict[str, Any]) -> Entry:
         """Append one row; when this returns, the row is durable."""
-        if kind not in KINDS:
-            raise ValueError(f"unknown ledger entry kind {kind!r}; kinds are {', '.join(KINDS)}")
-        text = canonical(body)
+        return self.append_many([(kind, body)])[0]
+
+    def append_many(self, rows: Sequence[tuple[str, dict[str, Any]]]) -> list[Entry]:
+        """Append ``rows`` (kind, body) in one transaction: all of them are durable when
+        this returns, or none is kept (LedgerError) — a throw's dice, its resolution and
+        its unsure dice are one record, never kept in part."""
+        for kind, _ in rows:
+            if kind not in KINDS:
+                raise ValueError(
+                    f"unknown ledger entry kind {kind!r}; kinds are {', '.join(KINDS)}"
+                )
+        texts = [(kind, canonical(body)) for kind, body in rows]
         at = datetime.now(UTC).isoformat(timespec="microseconds")
+        entries: list[Entry] = []
         with self._lock:
             try:
                 self._db.execute("BEGIN IMMEDIATE")
                 last = self._db.execute(
                     "SELECT id, hash FROM entries ORDER BY id DESC LIMIT 1"
                 ).fetchone()
-                entry_id, prev = (last[0] + 1, last[1]) if last else (1, GENESIS)
-                digest = row_hash(entry_id, kind, at, text, prev)
-                self._db.execute(
-                    "INSERT INTO entries (id, kind, at, body, prev_hash, hash) "
-                    "VALUES (?, ?, ?, ?, ?, ?)",
-                    (entry_id, kind, at, text, prev, digest),
-                )
+                entry_id, prev = (last[0], last[1]) if last else (0, GENESIS)
+                for kind, text in texts:
+                    entry_id += 1
+                    digest = row_hash(entry_id, kind, at, text, prev)
+                    self._db.execute(
+                        "INSERT INTO entries (id, kind, at, body, prev_hash, hash) "
+                        "VALUES (?, ?, ?, ?, ?, ?)",
+                        (entry_id, kind, at, text, prev, digest),
+                    )
+                    entries.append(Entry(entry_id, kind, at, json.loads(text), prev, digest))
+                    prev = digest
                 self._db.execute("COMMIT")
             except sqlite3.Error as err:
                 if self._db.in_transaction:
                     self._db.execute("ROLLBACK")
                 raise LedgerError(f"could not write to the ledger: {err}") from None
-        return Entry(entry_id, kind, at, json.loads(text), prev, digest)
+        return entries
 
     def entries(self, kind: str | None = None, after: int = 0) -> Iterator[Entry]:
         query = "SELECT id, kind, at, body, prev_hash, hash FROM entries WHERE id > ?"

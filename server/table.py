@@ -5,9 +5,13 @@ resolves (or asks for more), the ledger records it, and every subscriber (the
 WebSocket, the attached display) hears about it.  Nothing downstream reaches
 back.  A refused reading changes nothing and is not recorded as a throw.
 
+A throw is one record: its dice, the resolution they bring and its unsure dice are
+appended in one ledger transaction (planned first: server/throw_rows.py), so it is
+kept whole or not at all, and no check changes before its rows are kept.
+
 The checks still waiting for dice outlive the process: a Table made on a ledger
-restores them from its rows (:meth:`Table._restore`: each check's creation
-replayed, then its throws, in ledger order, appending nothing), and a check set up
+restores them from its rows (server/restore.py: each check's creation replayed,
+then its throws, in ledger order, appending nothing), and a check set up
 by mistake is withdrawn (:meth:`Table.withdraw`: a ``note`` row, ``"note":
 "withdrawn"``, that the replay honours).
 """
@@ -17,26 +21,20 @@ from __future__ import annotations
 import json
 import logging
 import random
-import sqlite3
 import threading
 import uuid
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
-from mechanics.check import DiceCheck
 from mechanics.check_factory import create_check
 from mechanics.reading import Need, Reading, ReadingRefused, faces_of
-from server.ledger import Ledger, LedgerError
+from server.ledger import Ledger
 from server.registry import DiceRegistry
+from server.restore import RESTORE_WITHIN, WITHDRAWN, restored
+from server.throw_rows import ActiveCheck, Fed, Unassigned, fed, plain, too_many, unsure_row
 
 Listener = Callable[[dict[str, Any]], None]
-RESTORE_WITHIN = timedelta(hours=24)  # a check waiting longer is not restored at a start:
-# one left by a game that ended, or lost at an older version's restart, would take throws
-WITHDRAWN = {"note": "withdrawn"}  # the body of a withdrawal's ledger row (kind "note"),
-# with "check" (its id) and "reason"
-
 log = logging.getLogger(__name__)
 
 
@@ -46,18 +44,6 @@ class UnknownCheck(KeyError):
 
 class AlreadyResolved(ValueError):
     """The check is resolved: it cannot be withdrawn any more."""
-
-
-@dataclass
-class ActiveCheck:
-    id: str
-    system: str
-    params: dict[str, Any]
-    check: DiceCheck
-    changed: int = 0  # the table's count of check changes at its last one (0: restored)
-
-    def to_dict(self) -> dict[str, Any]:
-        return {"id": self.id, "system": self.system, "params": self.params, **self.check.to_dict()}
 
 
 class Table:
@@ -108,10 +94,16 @@ class Table:
         return unsubscribe
 
     def _announce(self, event: dict[str, Any]) -> None:
+        """Tell every listener; one that fails (a page's event loop closing as it leaves)
+        is logged: the news is recorded already, and the source that brought it must not
+        take it for a failed record and bring it again."""
         with self._lock:
             listeners = list(self._listeners)
         for listener in listeners:
-            listener(event)
+            try:
+                listener(event)
+            except Exception:
+                log.exception("a listener failed on a %s event", event.get("type"))
 
     # --- checks -----------------------------------------------------------------------------
     def create(self, system: str, params: dict[str, Any]) -> dict[str, Any]:
@@ -124,14 +116,15 @@ class Table:
             json.dumps(state, allow_nan=False)  # ... as one the ledger could not keep
         except ValueError:
             raise ValueError(f"{system}: these parameters give no finite odds") from None
-        self._ledger.append(  # recorded first: a check the ledger refused is no check
-            "check",
+        rows: list[tuple[str, dict[str, Any]]] = [(  # recorded first: a check the ledger
+            "check",  # refused is no check
             {"check": active.id, "system": system, "params": params,
              "probability": state["probability"]},
-        )  # fmt: skip
+        )]  # fmt: skip
         if state["status"] == "resolved":  # a check that needs no dice (a d6 pool of level
             # 0, dφ at a zero swing): resolved as it is made, and recorded so, as any other
-            self._ledger.append("resolution", {"check": active.id, **state})
+            rows.append(("resolution", {"check": active.id, **state}))
+        self._ledger.append_many(rows)  # both or neither
         with self._lock:
             self._checks[active.id] = active
             active.changed = self._changed()
@@ -183,24 +176,28 @@ class Table:
         """Feed readings to a check; ReadingRefused (nothing changed) or the new state."""
         self._active(check_id)  # an unknown check is said before the dice are looked at
         readings = [self.registry.check_reading(given) for given in readings]  # named by id
-        dice = _plain(readings, extras)
         with self._changing:
-            active = self._active(check_id)  # (withdrawn meanwhile: UnknownCheck)
-            updated = active.check.accept(*readings)  # raises before anything is recorded
-            self._ledger.append("throw", {"check": check_id, "dice": dice})
-            with self._lock:  # kept only once recorded: a throw the ledger refused is none
-                active.check = updated
-                active.changed = self._changed()
-            state = active.to_dict()
-            if state["status"] == "resolved":
-                self._ledger.append("resolution", {"check": check_id, **state})
-        if state["status"] == "resolved":
+            # (withdrawn meanwhile: UnknownCheck); refused before anything is recorded
+            planned = fed(self._active(check_id), readings, extras)
+            self._ledger.append_many(planned.rows)  # the throw and its resolution: one record
+            self._took(planned)
+        self._tell_fed(planned)
+        return planned.state
+
+    def _took(self, fed: Fed) -> None:
+        """A check's new state, once its rows are recorded (called with ``_changing``
+        held): a throw the ledger refused is none."""
+        with self._lock:
+            fed.active.check = fed.updated
+            fed.active.changed = self._changed()
+
+    def _tell_fed(self, fed: Fed) -> None:
+        if fed.state["status"] == "resolved":
             self._forget_old_resolved()
-        self._count(dice)
-        for reading in dice:
-            self._announce({"type": "reading", "check": check_id, **reading})
-        self._announce({"type": "check", **state})
-        return state
+        self._count(fed.dice)
+        for reading in fed.dice:
+            self._announce({"type": "reading", "check": fed.active.id, **reading})
+        self._announce({"type": "check", **fed.state})
 
     def withdraw(self, check_id: str, reason: str = "") -> dict[str, Any]:
         """Take a waiting check off the table (set up by mistake, or no longer played): a
@@ -234,93 +231,10 @@ class Table:
             return [dict(u) for u in self._unrestored]
 
     def _restore(self) -> None:
-        """The checks the ledger holds that were still waiting for dice (created, neither
-        resolved nor withdrawn), waiting again where they stood: each one's creation
-        replayed through create_check and its recorded throws through its accept, in ledger
-        order, appending nothing.  One that cannot be rebuilt (parameters a newer version
-        refuses, a throw it no longer takes) is left out, kept in :attr:`unrestored` and
-        logged; the rest are restored all the same.  A ledger that cannot be read through
-        (a damaged file, a row that is no JSON) restores none, said in the log: the service
-        starts as it did before checks were restored, and `dicebridge ledger verify` says
-        what is wrong.  A check set up longer than ``restore_within`` before the start is
-        not restored (a game that ended; checks an older version lost at its restarts,
-        which would otherwise all come back and take the camera's throws): how many, said
-        in the log."""
-        try:
-            created, thrown, stale = self._waiting_rows()
-        except (LedgerError, sqlite3.DatabaseError, ValueError) as err:
-            log.warning("no waiting check was restored: the ledger could not be read (%s); "
-                        "`dicebridge ledger verify` says where", err)  # fmt: skip
-            return
-        resolved_unrecorded = []
-        for check_id, (row, body) in created.items():
-            try:
-                active = _replayed(check_id, body, thrown[check_id])
-            except ValueError as err:  # this check alone is left out
-                self._unrestored.append({"id": check_id, "system": body.get("system"),
-                                         "params": body.get("params"), "row": row,
-                                         "problem": str(err)})  # fmt: skip
-                continue
-            self._checks[check_id] = active
-            if active.check.need() is None:  # fed whole, but the resolution's row is missing
-                resolved_unrecorded.append(check_id)  # (stopped between the two rows)
+        """The checks the ledger holds that were still waiting for dice, waiting again where
+        they stood (server/restore.py); those it could not rebuild in :attr:`unrestored`."""
+        self._checks, self._unrestored = restored(self._ledger, self._restore_within)
         self._forget_old_resolved()
-        if stale:
-            log.warning(
-                "%d check(s) in the ledger were still waiting for dice, set up more than %s "
-                "before this start: not restored (a game that ended, or checks an older "
-                "version lost at a restart; their throws stay in the ledger)",
-                stale,
-                _hours(self._restore_within),
-            )
-        if self._unrestored:
-            log.warning(
-                "%d waiting check(s) in the ledger could not be restored and wait no more "
-                "(withdraw them to stop this message): %s",
-                len(self._unrestored),
-                "; ".join(f"{u['id']} (row {u['row']}): {u['problem']}" for u in self._unrestored),
-            )
-        if resolved_unrecorded:
-            log.warning(
-                "check(s) %s took all their dice before the restart, but no resolution was "
-                "recorded: kept as resolved",
-                ", ".join(resolved_unrecorded),
-            )
-
-    def _waiting_rows(
-        self,
-    ) -> tuple[dict[str, tuple[int, dict[str, Any]]], dict[str, list[Any]], int]:
-        """The waiting checks' ``check`` rows (id -> (row, body), oldest first) and each
-        one's throws' dice, oldest first, of the checks created within ``restore_within``;
-        and how many waiting checks are older.  Read by kind, bodies only (no crop is
-        opened): the checks, the resolutions and the notes whole, the throws only from the
-        oldest restored check's row on."""
-        created: dict[str, tuple[int, dict[str, Any]]] = {}
-        made_at: dict[str, str] = {}
-        for entry in self._ledger.entries(kind="check"):
-            check_id = _check_named(entry.body)
-            if check_id is not None:
-                created[check_id] = (entry.id, entry.body)
-                made_at[check_id] = entry.at
-        for kind in ("resolution", "note") if created else ():
-            for entry in self._ledger.entries(kind=kind):
-                check_id = _check_named(entry.body)  # (None: the body is no dict either)
-                if check_id is None:
-                    continue
-                if kind == "resolution" or entry.body.get("note") == WITHDRAWN["note"]:
-                    created.pop(check_id, None)
-        since = (datetime.now(UTC) - self._restore_within).isoformat(timespec="microseconds")
-        stale = [check_id for check_id in created if made_at[check_id] < since]  # ISO: in order
-        for check_id in stale:
-            del created[check_id]
-        thrown: dict[str, list[Any]] = {check_id: [] for check_id in created}  # their dice
-        if created:
-            oldest = min(row for row, _ in created.values())
-            for entry in self._ledger.entries(kind="throw", after=oldest):
-                check_id = _check_named(entry.body)
-                if check_id is not None and check_id in thrown:
-                    thrown[check_id].append(entry.body.get("dice"))
-        return created, thrown, len(stale)
 
     def roll_virtual(self, check_id: str) -> dict[str, Any]:
         """The virtual source: the appliance throws the dice the check asks for itself."""
@@ -347,10 +261,13 @@ class Table:
         """A die a source saw but could not read surely: kept (for disputes), announced
         with what to do and its ledger row (a person may confirm it: server/unsure.py),
         fed to no check.  Returns the row."""
-        entry = self._ledger.append("reading", {"source": source, "uncertain": True, **detail})
-        self._count([{"source": source}], "uncertain")
-        self._announce({"type": "uncertain", "source": source, "row": entry.id, **detail})
+        entry = self._ledger.append("reading", unsure_row(source, detail))
+        self._tell_unsure(source, entry.id, detail)
         return entry.id
+
+    def _tell_unsure(self, source: str, row: int, detail: dict[str, Any]) -> None:
+        self._count([{"source": source}], "uncertain")
+        self._announce({"type": "uncertain", "source": source, "row": row, **detail})
 
     def from_source(
         self,
@@ -358,6 +275,7 @@ class Table:
         readings: Sequence[Reading],
         extras: Sequence[dict[str, Any]] | None = None,
         unsure: dict[str, int] | None = None,
+        asked: Sequence[dict[str, Any]] = (),
     ) -> dict[str, Any] | None:
         """Readings a source saw by itself (a tower, the camera), the dice of one throw:
         they go to the oldest unresolved check that is waiting for that die and needs at
@@ -370,47 +288,79 @@ class Table:
         Such a throw is refused whole, and the check waiting for that die is told why
         (a "refused" event), so the players throw again as asked.  ``unsure``: how many
         dice of each kind the same throw held that the source could not read surely (left
-        to a person): they were thrown together too.
+        to a person): they were thrown together too; ``asked``: those dice's rows, kept as
+        :meth:`uncertain` keeps one.
 
         Dice of several kinds thrown together (a pool's d6s and another check's Fudge
         dice) are each kind a throw of its own: they went to no check at all.
 
+        The whole throw is one ledger transaction: every row of it is kept, or none is
+        (LedgerError, and no check changed), so a source may read the throw again whole.
+
         Returns the state of the (first) check they fed, or None.
         """
-        kinds = list(dict.fromkeys(r.die for r in readings))
-        if len(kinds) > 1:
-            states = []
-            for kind in kinds:
+        readings = [self._known_identity(source, r) for r in readings]
+        shares: list[Fed | Unassigned] = []
+        with self._changing:  # no check changes between the plan and its rows
+            for kind in dict.fromkeys(r.die for r in readings):
                 mine = [i for i, r in enumerate(readings) if r.die == kind]
                 more = None if extras is None else [extras[i] for i in mine if i < len(extras)]
-                states.append(self.from_source(source, [readings[i] for i in mine], more, unsure))
-            return next((state for state in states if state is not None), None)
-        readings = [self._known_identity(source, r) for r in readings]
+                shares.append(self._share(source, [readings[i] for i in mine], more, unsure))
+            rows = [row for share in shares for row in share.rows]
+            rows += [("reading", unsure_row(source, detail)) for detail in asked]
+            kept = self._ledger.append_many(rows)
+            for share in shares:
+                if isinstance(share, Fed):
+                    self._took(share)
+        for share in shares:
+            if isinstance(share, Fed):
+                self._tell_fed(share)
+            else:
+                self._tell_unassigned(source, share)
+        for entry, detail in zip(kept[len(kept) - len(asked) :], asked, strict=True):
+            self._tell_unsure(source, entry.id, detail)
+        return next((share.state for share in shares if isinstance(share, Fed)), None)
+
+    def _share(
+        self,
+        source: str,
+        readings: list[Reading],
+        extras: Sequence[dict[str, Any]] | None,
+        unsure: dict[str, int] | None,
+    ) -> Fed | Unassigned:
+        """Where dice of one kind thrown together go (called with ``_changing`` held): the
+        oldest check waiting for them all, else no check."""
         with self._lock:
             waiting = [a for a in self._checks.values() if a.check.need() is not None]
-        too_many: tuple[ActiveCheck, Need] | None = None
-        together = len(readings) + (unsure or {}).get(readings[0].die if readings else "", 0)
+        fewer: tuple[ActiveCheck, Need] | None = None  # waits for that die, but fewer now
+        together = len(readings) + (unsure or {}).get(readings[0].die, 0)
         for active in waiting:  # dicts keep creation order: the oldest first
             need = active.check.need()
             if need is None or not all(need.die == r.die for r in readings):
                 continue
             if together > need.count:
-                too_many = too_many or (active, need)
+                fewer = fewer or (active, need)
                 continue  # another check may need them all
             try:
-                return self.add_dice(active.id, readings, extras)
-            except (ReadingRefused, UnknownCheck):
-                continue  # a face this check cannot use, or withdrawn: try the next check
-        dice = _plain(readings, extras)
-        self._ledger.append("throw", {"check": None, "source": source, "dice": dice})
-        self._count(dice)
-        for reading in dice:
+                named = [self.registry.check_reading(given) for given in readings]
+                return fed(active, named, extras)
+            except ReadingRefused:
+                continue  # a face this check cannot use: try the next check
+        dice = plain(readings, extras)
+        refused = None
+        if fewer is not None:
+            active, need = fewer
+            refused = (active.id, too_many(together, need, len(active.check.readings)))
+        return Unassigned(dice, [("throw", {"check": None, "source": source, "dice": dice})],
+                           refused)  # fmt: skip
+
+    def _tell_unassigned(self, source: str, share: Unassigned) -> None:
+        self._count(share.dice)
+        for reading in share.dice:
             self._announce({"type": "reading", "check": None, **reading})
-        if too_many is not None:
-            active, need = too_many
-            why = _too_many(together, need, len(active.check.readings))
-            self._announce({"type": "refused", "check": active.id, "source": source, "detail": why})
-        return None
+        if share.refused is not None:
+            check_id, why = share.refused
+            self._announce({"type": "refused", "check": check_id, "source": source, "detail": why})
 
     def _known_identity(self, source: str, reading: Reading) -> Reading:
         """A source's reading naming an unknown die keeps its face but loses the name
@@ -503,89 +453,6 @@ class Table:
 
 def _now() -> str:
     return datetime.now(UTC).isoformat(timespec="seconds")
-
-
-def _too_many(thrown: int, need: Need, read_before: int) -> str:
-    """Why a throw of ``thrown`` dice went to no check: the check needs fewer now.  Where
-    it has dice already, they may have been thrown again with the new ones (the camera does
-    not read again a die lying where it lay: those may stay on the tray)."""
-    dice = f"{need.count} {need.die}"
-    at_a_time = " at a time (in this roll the order counts)" if need.count == 1 else ""
-    clear = (
-        " (dice already read may stay where they lie: throw only the new ones)"
-        if read_before
-        else ""
-    )
-    return (f"{thrown} {need.die}s were thrown together, but the check needs {dice}{at_a_time}: "
-            f"they are recorded, not used; {need.prompt}{clear}")  # fmt: skip
-
-
-def _hours(span: timedelta) -> str:
-    hours = span.total_seconds() / 3600
-    return f"{hours:g} hour{'s' if hours != 1 else ''}"
-
-
-def _check_named(body: Any) -> str | None:
-    """The check id a row's body names (``check``), or None (a throw of no check, a row
-    written by hand)."""
-    check_id = body.get("check") if isinstance(body, dict) else None
-    return check_id if isinstance(check_id, str) else None
-
-
-def _replayed(check_id: str, body: dict[str, Any], throws: list[Any]) -> ActiveCheck:
-    """A check rebuilt from its ledger rows: created as ``body`` (a ``check`` row) says,
-    fed each throw's dice (``throw`` rows, oldest first) as they were recorded.  A
-    ValueError says why it cannot be, and at which step."""
-    step = "its row"
-    try:
-        system, params = body.get("system"), body.get("params")
-        if not isinstance(system, str) or not isinstance(params, dict):
-            raise ValueError("it names no system and parameters")
-        step = "its parameters"
-        check = create_check(system, **params)
-        for n, dice in enumerate(throws, 1):
-            step = f"its throw {n} of {len(throws)}"
-            if not isinstance(dice, list) or not dice:
-                raise ValueError("no dice recorded")
-            check = check.accept(*(_reading(row) for row in dice))
-        step = "its odds"
-        active = ActiveCheck(check_id, system, dict(params), check)
-        json.dumps(active.to_dict(), allow_nan=False)  # worked out, as at its creation
-    except Exception as err:  # what a version or a row it was not made for may raise
-        raise ValueError(f"{step}: {str(err) or type(err).__name__}") from err
-    return active
-
-
-def _reading(row: Any) -> Reading:
-    """A die as a ``throw`` row holds it (:func:`_plain`), as a Reading again."""
-    if not isinstance(row, dict) or "die" not in row or "face" not in row:
-        raise ValueError(f"a die recorded as {row!r}")
-    identity = row.get("identity")
-    return Reading(
-        str(row["die"]),
-        row["face"],
-        float(row.get("confidence", 1.0)),
-        str(row.get("source", "manual")),
-        None if identity is None else str(identity),
-    )
-
-
-def _plain(
-    readings: Sequence[Reading], extras: Sequence[dict[str, Any]] | None = None
-) -> list[dict[str, Any]]:
-    """Readings as the ledger and the events hold them; ``extras`` (a crop's hash, a box)
-    are merged into each reading's row."""
-    plain = []
-    for i, r in enumerate(readings):
-        row: dict[str, Any] = {
-            "die": r.die, "face": r.face, "confidence": r.confidence, "source": r.source
-        }  # fmt: skip
-        if r.identity is not None:
-            row["identity"] = r.identity
-        if extras is not None and i < len(extras):
-            row.update(extras[i])
-        plain.append(row)
-    return plain
 
 
 __all__ = ["AlreadyResolved", "ReadingRefused", "Table", "UnknownCheck"]

@@ -8,7 +8,6 @@ import json
 import shutil
 import signal
 import socket
-import sqlite3
 import subprocess
 import sys
 import time
@@ -19,13 +18,13 @@ from typing import Any
 
 import cv2
 import numpy as np
-import pytest
 
 from server.camera import BLURS_KEPT, FELT_KEPT, CameraSource
 from server.diesets import DieSetStore
 from server.ledger import Ledger
 from server.table import Table
 from server.unsure import confirm_unsure
+from tests.server.ledger_faults import refuse_once
 from vision.frames import Replay
 from vision.reader import DiceReader
 from vision.readings import DieReading, ThrowReading
@@ -481,27 +480,17 @@ class _ThreeDice(DiceReader):
         return ThrowReading((sure, *asked), 1.0)
 
 
-@pytest.mark.parametrize("failing", ["from_source", "uncertain"])
-def test_a_throw_the_ledger_failed_part_way_keeps_no_die_twice(
-    tmp_path: Path, failing: str
+def test_a_throw_the_ledger_failed_part_way_is_kept_whole_later_each_die_once(
+    tmp_path: Path,
 ) -> None:
-    """The ledger fails once while a throw is kept (a locked database): feeding its sure
-    die (nothing kept yet: the throw is read whole when it settles again, after a hand
-    passed over), or keeping its second unsure die (the rest kept: not read again).  An
-    unsure die's row had been kept before the sure die was fed, and again when the throw
-    settled again: one die, two rows, each confirmable into the check."""
+    """The ledger fails while a throw is kept (a locked database), at the row of its second
+    unsure die: none of its rows stays, the check is not fed, and the throw is read whole
+    when it settles again (after a hand passed over), each die once.  Rows were kept one
+    at a time: the sure die and one unsure die stayed, the other was left to be entered by
+    hand; before that, an unsure die's row was kept twice, both confirmable."""
     ledger, table, events = _watched_table(tmp_path)
-    table.create("d6pool", {"level": 3, "difficulty": 3})  # waits for 3 d6
-    real = getattr(table, failing)
-    calls = [0]
-
-    def flaky(*args: Any, **kwargs: Any) -> Any:
-        calls[0] += 1
-        if calls[0] == (1 if failing == "from_source" else 2):
-            raise sqlite3.OperationalError("database is locked")
-        return real(*args, **kwargs)
-
-    setattr(table, failing, flaky)
+    check = table.create("d6pool", {"level": 3, "difficulty": 3})  # waits for 3 d6
+    refused = refuse_once(ledger, """NEW.kind = 'reading' AND NEW.body LIKE '%"value":2%'""")
     tray = np.full((120, 160, 3), 90, np.uint8)
     hand = np.full((120, 160, 3), 200, np.uint8)  # a hand over the whole tray
     frames = Replay([tray] * 6 + [hand] * 2 + [tray] * 6, interval=0.1)
@@ -512,14 +501,18 @@ def test_a_throw_the_ledger_failed_part_way_keeps_no_die_twice(
     thrown = [[d["face"] for d in e.body["dice"]] for e in ledger.entries(kind="throw")]
     asked = [e.body["value"] for e in ledger.entries(kind="reading") if e.body.get("uncertain")]
     said = [e["detail"] for e in events if e.get("event") == "attention"]
+    heard = [e["face"] for e in events if e["type"] == "reading"]
+    verified = ledger.verify()
     ledger.close()
+    assert refused[0] >= 1  # the ledger did refuse the first try
     assert thrown == [[4]]  # the sure die, once
-    if failing == "from_source":  # nothing kept: the throw read whole when settled again
-        assert sorted(asked) == [2, 5]
-        assert len(said) == 1 and said[0].startswith("the throw was not read (database is")
-    else:  # the sure die and one unsure die kept: not read again, the other said
-        assert asked == [5]
-        assert len(said) == 1 and said[0].startswith("the throw was read only in part (")
+    assert sorted(asked) == [2, 5]  # each unsure die once
+    assert heard == [4]  # told once, when kept: nothing was said of the refused try
+    assert table.get(check["id"])["readings"] == 1  # the sure die, fed once
+    assert len(said) == 1 and said[0].startswith(
+        "the throw was not read (could not write to the ledger: database is locked)"
+    )
+    assert verified.ok and verified.rows == 1 + 1 + 2  # the check, the throw, two unsure
 
 
 def _get(url: str) -> Any:
