@@ -361,6 +361,8 @@ class Ledger:
                     f"unknown ledger entry kind {kind!r}; kinds are {', '.join(KINDS)}"
                 )
         texts = [(kind, canonical(body)) for kind, body in rows]
+        if not texts:  # (a throw of no die read: nothing to keep)
+            return []
         at = datetime.now(UTC).isoformat(timespec="microseconds")
         entries: list[Entry] = []
         with self._lock:
