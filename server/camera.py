@@ -33,7 +33,7 @@ from vision.advice import NUMBERED_UNTAUGHT
 from vision.camera_check import edge_blur, felt_advice, focus_advice, slant_advice
 from vision.felt import dark_dice_on_dark_felt
 from vision.finder import LIGHT_MOVED, light_change
-from vision.frames import CameraError, Frame, FrameSource
+from vision.frames import LONGEST_READ_S, CameraError, Frame, FrameSource
 from vision.pixels import FrameError, as_bgr8
 from vision.reader import LOOKS_AGAIN, NUMBERED_KIND, PIP_KINDS, DiceReader
 from vision.readings import DieReading, ThrowReading, encode_crop
@@ -51,6 +51,8 @@ FELT_KEPT = 3  # throws in a row with dice as dark as their dark felt: a notice 
 # the wait before the next reopening starts again at the first backoff.  A webcam that opens
 # and fails on its first reads had been opened again at once, for ever (70,000 times in 2 s)
 STEADY_SECONDS = 10.0
+# how long stop() waits for the camera thread: longer than a stalled camera's read can block
+STOP_WAIT = LONGEST_READ_S + 2.0
 
 
 class CameraSource:
@@ -132,11 +134,18 @@ class CameraSource:
         self._thread = threading.Thread(target=self._run, name=self.name, daemon=True)
         self._thread.start()
 
-    def stop(self, timeout: float = 5.0) -> None:
+    def stop(self, timeout: float = STOP_WAIT) -> None:
+        """Stop the camera thread, waiting up to ``timeout`` for it to end.  The frames are
+        closed by the camera thread itself as it ends: closed from here while it was still
+        inside a read (a stalled webcam or stream), OpenCV's capture was released under that
+        read and the process crashed.  Nothing the thread reads after this is used."""
         self._stop.set()
-        if self._thread is not None:
-            self._thread.join(timeout)
-        self._close()
+        thread = self._thread
+        if thread is not None:
+            thread.join(timeout)
+            if thread.is_alive():  # still in a read: it closes the frames when that returns
+                return
+        self._close()  # never started, or ended (and closed them already)
 
     def _close(self) -> None:
         frames, self._frames = self._frames, None
@@ -145,13 +154,19 @@ class CameraSource:
                 frames.close()
 
     def _run(self) -> None:
+        try:
+            self._watch_and_reopen()
+        finally:  # on this thread, once no read is under way (see stop)
+            self._close()
+
+    def _watch_and_reopen(self) -> None:
         if self._frames is not None:
             self._table.source_event(self.name, "connected", {"detail": "camera started"})
         while not self._stop.is_set():
             if self._frames is None and not self._open_again():
                 return  # stopped while waiting
             why = self._watch()
-            if why is None:
+            if why is None or self._stop.is_set():  # lost while stopping: not news
                 return
             self._table.source_event(self.name, "disconnected", {"detail": why})
             self._close()
@@ -168,6 +183,8 @@ class CameraSource:
             try:
                 frames = self._reopen()
             except Exception as err:  # CameraError, or a driver's own: try again later
+                if self._stop.is_set():
+                    return False
                 self._back_off(str(err))
                 continue
             if self._stop.is_set():  # stopped while it opened: not left open
@@ -202,6 +219,8 @@ class CameraSource:
             except Exception as err:  # a driver's own error (OSError from V4L2, …): lost too,
                 # and opened again, rather than ending the camera thread unannounced
                 return f"the camera failed: {type(err).__name__}: {err}"
+            if self._stop.is_set():  # read after stop(): not a throw (the ledger may be closed)
+                return None
             if frame is None:
                 self._table.source_event(self.name, "disconnected", {"detail": "no more frames"})
                 return None

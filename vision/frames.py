@@ -23,9 +23,16 @@ import numpy as np
 
 from vision.pixels import FrameError, decode_file
 
-IMAGE_SUFFIXES = (".jpg", ".jpeg", ".png", ".bmp", ".webp")
+IMAGE_SUFFIXES = (".jpg", ".jpeg", ".png", ".bmp", ".webp", ".tif", ".tiff")  # read_image's
 MISSES = 3  # failed reads in a row that mean a live camera is gone (one is a hiccup)
+HICCUP_S = 1.0  # failed reads are tried again this long; a camera silent longer is gone
+PAUSE_S = 0.1  # between a failed read and the next try
 STREAM_TIMEOUT_MS = 5000  # a network camera that says nothing this long is gone
+V4L_TIMEOUT_S = 2  # a webcam (V4L2) that says nothing this long is gone (OpenCV's default 10)
+V4L_TIMEOUT_VAR = "OPENCV_VIDEOIO_V4L_SELECT_TIMEOUT"  # read by OpenCV at its first V4L2 read
+# the longest OpenCVCapture.read takes (the last try begun within HICCUP_S waits out its
+# timeout): CameraSource.stop waits longer than this for the camera thread to end
+LONGEST_READ_S = HICCUP_S + PAUSE_S + max(STREAM_TIMEOUT_MS / 1000, V4L_TIMEOUT_S)
 
 
 class CameraError(RuntimeError):
@@ -72,8 +79,15 @@ class OpenCVCapture:
                         cv2.CAP_PROP_READ_TIMEOUT_MSEC, STREAM_TIMEOUT_MS]  # fmt: skip
             self._capture = cv2.VideoCapture(device, cv2.CAP_FFMPEG, timeouts)
         else:
+            if self.live:  # set before the capture's first read (whole seconds); a setting
+                # of the person's own stays
+                os.environ.setdefault(V4L_TIMEOUT_VAR, str(V4L_TIMEOUT_S))
             self._capture = cv2.VideoCapture(device)
         if not self._capture.isOpened():
+            there = isinstance(device, str) and not self.live and os.path.isfile(device)
+            if there:  # a file, but none OpenCV can read: "no such file" had misled
+                raise CameraError(f"cannot open {device!r}: the file is there but cannot be "
+                                  "decoded as a video (truncated, or not a video?)")  # fmt: skip
             raise CameraError(f"cannot open camera {device!r}: no such device, file or stream")
         if not self.live and _fourcc(self._capture) in TEXT_CODECS:
             self._capture.release()  # FFmpeg draws a text file as a film of its characters
@@ -83,6 +97,7 @@ class OpenCVCapture:
             self._capture.set(cv2.CAP_PROP_FRAME_HEIGHT, height)
 
     def read(self) -> Frame | None:
+        began = self._clock()
         for _ in range(MISSES):
             ok, image = self._capture.read()
             if ok and image is not None:
@@ -90,7 +105,9 @@ class OpenCVCapture:
                 return Frame(image, at, str(self._device))
             if not self.live:
                 return None  # the end of the file
-            time.sleep(0.1)
+            if self._clock() - began >= HICCUP_S:  # a read that waited out its timeout:
+                break  # gone, not a hiccup (three such reads outlasted CameraSource.stop)
+            time.sleep(PAUSE_S)
         raise CameraError(f"camera {self._device!r} stopped delivering frames")
 
     def _film_time(self) -> float:
@@ -114,13 +131,19 @@ class ImageFolder:
 
     def __init__(self, folder: Path, clock: Callable[[], float] = time.monotonic) -> None:
         folder = Path(folder)
-        if folder.is_file() and folder.suffix.lower() in IMAGE_SUFFIXES:
-            files = [folder]
-        elif folder.is_dir():  # regular files only: reading a named pipe waits forever
-            files = sorted(p for p in folder.iterdir()
-                           if p.suffix.lower() in IMAGE_SUFFIXES and p.is_file())  # fmt: skip
-        else:
-            raise CameraError(f"{folder} is neither a picture nor a folder of pictures")
+        try:
+            mode = _mode(str(folder))
+            if stat.S_ISDIR(mode):  # regular files only: reading a named pipe waits forever
+                files = sorted(p for p in folder.iterdir()
+                               if p.suffix.lower() in IMAGE_SUFFIXES and p.is_file())  # fmt: skip
+            elif stat.S_ISREG(mode) and folder.suffix.lower() in IMAGE_SUFFIXES:
+                files = [folder]
+            else:
+                raise CameraError(f"{folder} is neither a picture nor a folder of pictures")
+        except OSError as err:  # a folder that cannot be listed, a picture in it not looked at
+            raise CameraError(f"cannot read {folder}: {err.strerror or err}") from None
+        if not files:  # it had ended at once, as if every throw in it had been read
+            raise CameraError(f"{folder} holds no pictures ({', '.join(IMAGE_SUFFIXES)})")
         self._files = iter(files)
         self._clock = clock
 
@@ -273,12 +296,23 @@ def open_camera(spec: str, size: tuple[int, int] | None = None) -> FrameSource:
         return OpenCVCapture(spec, *(size or (None, None)))
     if is_live(spec):
         return OpenCVCapture(spec)  # a stream (its address may end in .jpg)
-    if Path(spec).is_dir() or Path(spec).suffix.lower() in IMAGE_SUFFIXES:
+    mode = _mode(spec)  # 0: no such file; OpenCV says so (or it is a stream it knows)
+    if stat.S_ISDIR(mode) or Path(spec).suffix.lower() in IMAGE_SUFFIXES:
         return ImageFolder(Path(spec))  # photographs, each a settled throw
-    try:
-        mode = Path(spec).stat().st_mode
-    except OSError:
-        mode = 0  # no such file: OpenCV says so (or it is a stream it knows)
     if stat.S_ISFIFO(mode) or stat.S_ISSOCK(mode):  # OpenCV would wait on it for ever
         raise CameraError(f"cannot open {spec!r}: it is a pipe or a socket, not a video file")
     return OpenCVCapture(spec)
+
+
+def _mode(path: str) -> int:
+    """``path``'s stat mode, 0 where nothing is there; CameraError (why) where it cannot be
+    looked at: a name too long, a folder on the way not to be searched (a bare OSError had
+    passed `dicebridge serve`, which stops at a CameraError only)."""
+    try:
+        return os.stat(path).st_mode
+    except (FileNotFoundError, NotADirectoryError):
+        return 0
+    except OSError as err:
+        raise CameraError(f"cannot open {path!r}: {err.strerror or err}") from None
+    except ValueError as err:  # a NUL in the name: no path can be that
+        raise CameraError(f"cannot open {path!r}: {err}") from None

@@ -23,7 +23,7 @@ from server.table import Table
 from tests.server.test_camera import _wait
 from vision.frames import CameraError, Frame, OpenCVCapture, is_live, open_camera
 from vision.reader import DiceReader
-from vision.render import ThrowSpec, render_settling
+from vision.render import ThrowSpec, render_settling, render_throw
 from vision.settle import SettleDetector
 
 
@@ -283,3 +283,79 @@ def test_stop_ends_the_camera_thread_while_it_waits_to_open_it_again(tmp_path: P
         camera.stop()
         assert camera._thread is not None and not camera._thread.is_alive()
     assert _retried(events) == ["connected", "disconnected", "retrying"]
+
+
+class _Stalled:
+    """A camera that delivers one photograph of a throw, then stalls in its next read (a
+    webcam or stream gone silent) until ``go`` is set, and then delivers another throw.
+    It notes who closed it and whether a read was under way then (OpenCV's capture released
+    under a read had crashed the process)."""
+
+    def __init__(self, first: np.ndarray, late: np.ndarray | CameraError) -> None:
+        self._first: np.ndarray | None = first
+        self._late = late
+        self.go = threading.Event()
+        self.stalled = threading.Event()
+        self.reading = False
+        self.closes: list[tuple[str, bool]] = []  # (the thread, whether a read was under way)
+
+    def read(self) -> Frame | None:
+        image, self._first = self._first, None
+        if image is None:
+            self.reading = True
+            self.stalled.set()
+            self.go.wait(60)  # a bound only: the test sets it
+            self.reading = False
+            if isinstance(self._late, CameraError):
+                raise self._late
+            image = self._late
+        return Frame(image, time.monotonic(), "throw.png", still=True)
+
+    def close(self) -> None:
+        self.closes.append((threading.current_thread().name, self.reading))
+
+
+@pytest.mark.parametrize("late", ["frame", "lost"])
+def test_a_camera_stalled_in_a_read_is_closed_by_its_thread_and_its_late_frame_unused(
+    tmp_path: Path, late: str
+) -> None:
+    """stop() had closed the frames from the caller's thread once its wait ran out, with the
+    camera thread still inside a read (a real capture on a silent stream: the process
+    crashed), and the frame that read returned was still read as a throw, recorded after
+    the camera had stopped (or, the ledger closed by then, announced as not read).  A read
+    that fails after stop() is no news either, and the camera is not opened again."""
+    rng = np.random.default_rng(17)
+    first, second = (render_throw(ThrowSpec(dice=("d6",) * 2), rng).image for _ in range(2))
+    lost = CameraError("camera 0 stopped delivering frames")
+    frames = _Stalled(first, second if late == "frame" else lost)
+    opened: list[_Stalled] = []
+
+    def reopen() -> _Stalled:
+        opened.append(frames)
+        return frames
+
+    with Ledger(tmp_path) as ledger:
+        table = Table(ledger)
+        events: list[dict[str, Any]] = []
+        table.subscribe(events.append)
+        camera = CameraSource("camera", frames, DiceReader(), table,
+                              reopen=reopen, backoff=(0.01, 0.01))  # fmt: skip
+
+        def kept() -> int:  # the throw's dice, sure (thrown) and unsure (readings)
+            return sum(len(list(ledger.entries(kind=k))) for k in ("throw", "reading"))
+
+        camera.start()
+        assert frames.stalled.wait(60)  # the first throw read, the second read stalled
+        _wait(lambda: camera.throws_read == 1 and kept() > 0)
+        before = kept()
+        camera.stop(timeout=0.2)
+        assert camera._thread is not None and camera._thread.is_alive()  # still in the read
+        assert frames.closes == []  # not closed under the read
+        told = len(events)
+        frames.go.set()  # the read returns a frame, after stop()
+        camera._thread.join(60)
+        assert not camera._thread.is_alive()
+        assert frames.closes == [("camera", False)]  # by the camera thread, after its read
+        assert camera.throws_read == 1 and kept() == before  # the late frame: no throw
+        assert events[told:] == []  # and no news: no throw, no "disconnected"
+        assert opened == []

@@ -288,3 +288,90 @@ def test_a_pi_camera_that_fails_to_start_is_let_go_so_that_it_can_be_opened_agai
         with pytest.raises(CameraError, match="cannot start the Pi camera: Failed to configure"):
             Picamera2Source()
     assert held == []
+
+
+def test_tiff_pictures_are_photographs_and_a_folder_of_none_says_so(tmp_path: Path) -> None:
+    """read_image reads TIFF, but the folder's pictures were only .jpg/.png/.bmp/.webp: a
+    folder of .tif throws gave no frame (the camera ended at once, unexplained), and one
+    .tif named as the camera was opened as a film, never read as a throw."""
+    photos = tmp_path / "photos"
+    photos.mkdir()
+    write_image(photos / "1.tif", np.full((40, 60, 3), 10, np.uint8))
+    write_image(photos / "2.TIFF", np.full((40, 60, 3), 20, np.uint8))
+    folder = ImageFolder(photos)
+    got = [folder.read() for _ in range(3)]
+    assert [(f.name, int(f.image[0, 0, 0]), f.still) for f in got if f] == [
+        ("1.tif", 10, True),
+        ("2.TIFF", 20, True),
+    ] and got[2] is None
+    one = open_camera(str(photos / "1.tif")).read()
+    assert one is not None and one.still and one.name == "1.tif"
+    # a folder with no picture in it had ended at once, as if all its throws had been read
+    (tmp_path / "empty").mkdir()
+    (tmp_path / "notes").mkdir()
+    (tmp_path / "notes" / "throws.txt").write_text("4 2 6\n")
+    for bare in ("empty", "notes"):
+        with pytest.raises(CameraError, match=f"{bare} holds no pictures \\(.jpg.*.tiff\\)"):
+            open_camera(str(tmp_path / bare))
+
+
+def test_a_camera_name_no_file_can_have_is_a_camera_error(tmp_path: Path) -> None:
+    """os.stat's own error (a name too long; a folder on the way not to be searched) had
+    passed open_camera as a bare OSError, past `dicebridge serve`, which stops at a
+    CameraError only; a link to itself was said to be no such file."""
+    for long in ("x" * 300 + ".avi", "x" * 300, "x" * 300 + ".png"):
+        with pytest.raises(CameraError, match="File name too long"):
+            open_camera(str(tmp_path / long))
+    with pytest.raises(CameraError, match="File name too long"):
+        ImageFolder(tmp_path / ("x" * 300))  # `vision cluster` opens its frames so
+    (tmp_path / "loop.avi").symlink_to(tmp_path / "loop.avi")
+    with pytest.raises(CameraError, match="Too many levels of symbolic links"):
+        open_camera(str(tmp_path / "loop.avi"))
+
+
+def test_a_video_file_that_cannot_be_decoded_is_not_said_to_be_missing(tmp_path: Path) -> None:
+    video = tmp_path / "throws.avi"
+    writer = cv2.VideoWriter(str(video), cv2.VideoWriter.fourcc(*"MJPG"), 10, (64, 48))
+    for _ in range(5):
+        writer.write(np.zeros((48, 64, 3), np.uint8))
+    writer.release()
+    cut = tmp_path / "cut.avi"  # copied off a card pulled out too soon
+    cut.write_bytes(video.read_bytes()[:200])
+    with pytest.raises(CameraError, match="the file is there but cannot be decoded as a video"):
+        open_camera(str(cut))
+    with pytest.raises(CameraError, match="no such device, file or stream"):
+        open_camera(str(tmp_path / "gone.avi"))
+
+
+class _SilentV4L2(_FakeV4L2):
+    """cv2.VideoCapture over a webcam gone silent: each read waits out OpenCV's timeout (by
+    the clock ``waited``, seconds) and fails."""
+
+    def __init__(self, waited: list[float]) -> None:
+        super().__init__()
+        self.waited = waited
+        self.reads = 0
+
+    def read(self) -> tuple[bool, np.ndarray | None]:
+        self.reads += 1
+        self.waited[0] += frames.V4L_TIMEOUT_S
+        return False, None
+
+
+def test_a_silent_webcam_s_read_is_not_waited_out_three_times(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Three reads that each waited out the timeout (3 × 10 s for a webcam, 3 × 5 s for a
+    stream) outlasted CameraSource.stop's wait for the camera thread, which then closed the
+    capture under the read.  One read that waits it out is a camera gone; one failing at
+    once (a hiccup) is still tried three times (test_a_webcam_named_by_its_device_...)."""
+    waited = [0.0]
+    monkeypatch.delenv(frames.V4L_TIMEOUT_VAR, raising=False)  # (restored after the test)
+    monkeypatch.setattr(frames.cv2, "VideoCapture", lambda *args: _SilentV4L2(waited))
+    capture = OpenCVCapture("/dev/null", clock=lambda: waited[0])
+    silent = capture._capture
+    assert isinstance(silent, _SilentV4L2) and capture.live
+    with pytest.raises(CameraError, match="stopped delivering frames"):
+        capture.read()
+    assert silent.reads == 1 and waited[0] < frames.LONGEST_READ_S
+    assert os.environ[frames.V4L_TIMEOUT_VAR] == str(frames.V4L_TIMEOUT_S)  # set for a webcam
