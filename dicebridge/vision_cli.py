@@ -168,14 +168,11 @@ def run_eval(args: argparse.Namespace) -> int:
         if not args.json and (n % 25 == 0 or n == len(items)):
             print(f"  read {n}/{len(items)} images", file=sys.stderr, flush=True)
 
-    scores = evaluate(items, read, progress)
-    if scores.unreadable:  # said on stderr, so --json's stdout stays one object
-        print(f"dicebridge vision eval: {len(scores.unreadable)} of {len(items)} listed "
-              "images not read, left out of the figures:", file=sys.stderr)  # fmt: skip
-        for _, why in scores.unreadable[:10]:
-            print(f"  {why}", file=sys.stderr)
-        if len(scores.unreadable) > 10:
-            print(f"  … and {len(scores.unreadable) - 10} more", file=sys.stderr)
+    scores = evaluate(items, read, progress, args.directory)
+    # said on stderr, so --json's stdout stays one object
+    _left_out(scores.unreadable, len(items), "images not read")
+    _left_out(scores.failed, len(items), "images the reader failed on (a fault: please report "
+              "it with the picture)")  # fmt: skip
     if not scores.images:
         return _fail(f"none of the {len(items)} images listed in {args.directory} could be read")
     ours = scores.to_json()
@@ -184,7 +181,9 @@ def run_eval(args: argparse.Namespace) -> int:
         result["errata"] = str(args.errata)
     if not args.no_baseline and all(i.die_type == "d6" and i.kind != "crop" for i in items):
         counter = BlobCounter()
-        naive = evaluate(items, lambda image, item: counter.read(image)).to_json()
+        naive = evaluate(
+            items, lambda image, item: counter.read(image), None, args.directory
+        ).to_json()
         result["baseline_blob_counter"] = {
             k: naive[k] for k in ("per_die_accuracy", "coverage", "ms_per_image")
         }
@@ -200,6 +199,18 @@ def run_eval(args: argparse.Namespace) -> int:
         print(f"  naive blob counter:  per_die_accuracy {base['per_die_accuracy']}, "
               f"{base['ms_per_image']} ms per image")  # fmt: skip
     return 0
+
+
+def _left_out(named: list[tuple[str, str]], listed: int, what: str) -> None:
+    """Says on stderr which of the ``listed`` images were left out of the figures, and why."""
+    if not named:
+        return
+    print(f"dicebridge vision eval: {len(named)} of {listed} listed {what}, left out of the "
+          "figures:", file=sys.stderr)  # fmt: skip
+    for _, why in named[:10]:
+        print(f"  {why}", file=sys.stderr)
+    if len(named) > 10:
+        print(f"  … and {len(named) - 10} more", file=sys.stderr)
 
 
 def _die(choice: str, die_type: str) -> str:

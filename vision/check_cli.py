@@ -64,7 +64,16 @@ def run_check(args: argparse.Namespace) -> int:
             frame = camera.read()
             if frame is None:
                 break
-            frames.append(Frame(as_bgr8(frame.image), frame.at, frame.name, frame.still))
+            what = f"the picture {frame.name}" if frame.still else "a frame"
+            try:
+                image = as_bgr8(frame.image, what)
+            except FrameError as err:
+                if not frame.still:
+                    raise  # a camera's or a film's frames are all alike: it cannot be checked
+                # one stray picture (an icon) in a folder of photos: the others are checked
+                print(f"dicebridge vision check: left out: {err}", file=sys.stderr)
+                continue
+            frames.append(Frame(image, frame.at, frame.name, frame.still))
             if frame.at - frames[0].at >= args.seconds:
                 break
     except (CameraError, FrameError) as err:

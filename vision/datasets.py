@@ -70,10 +70,21 @@ def held_out(name: str) -> bool:
     return zlib.crc32(Path(name).name.encode()) % 2 == 1
 
 
-def csv_rows(path: Path, what: str) -> tuple[list[str], list[dict[str, str]]]:
+def csv_rows(path: Path, what: str, hint: str = "") -> tuple[list[str], list[dict[str, str]]]:
     """The header and the rows of the CSV file ``path`` (``what`` it is, for the message);
-    a DatasetError where it is no regular file, cannot be read or is not UTF-8 text.  A
-    byte-order mark before the header (as some spreadsheets save) is no part of it."""
+    see :func:`csv_table`."""
+    fields, rows, _ = csv_table(path, what, hint)
+    return fields, rows
+
+
+def csv_table(
+    path: Path, what: str, hint: str = ""
+) -> tuple[list[str], list[dict[str, str]], list[int]]:
+    """The header, the rows and the line each row starts on, of the CSV file ``path``
+    (``what`` it is, for the message); a DatasetError where it is no regular file, cannot
+    be read, is not UTF-8 text, is not CSV (an unclosed quote) or has a row with more
+    cells than the header (``hint``: why, for this file).  A byte-order mark before the
+    header (as some spreadsheets save) and blank lines are no part of it."""
     path = Path(path)
     if not path.is_file():
         raise DatasetError(f"{path} is not a file (the {what})")
@@ -84,10 +95,34 @@ def csv_rows(path: Path, what: str) -> tuple[list[str], list[dict[str, str]]]:
     except UnicodeDecodeError as err:
         raise DatasetError(f"{path} is not UTF-8 text (byte {err.start + 1}): save the "
                            f"{what} as UTF-8 CSV") from None  # fmt: skip
-    table = csv.DictReader(io.StringIO(text, newline=""))
-    # a row cut short lacks its last cells (""), one too long has more (left out)
-    rows = [{k: v or "" for k, v in row.items() if isinstance(k, str)} for row in table]
-    return list(table.fieldnames or ()), rows
+    table = csv.reader(io.StringIO(text, newline=""))
+    fields: list[str] = []
+    rows: list[dict[str, str]] = []
+    lines: list[int] = []
+    while True:
+        line = table.line_num + 1
+        try:
+            cells = next(table, None)
+        except csv.Error as err:  # a quote left open runs on to the end of the file
+            opened = io.StringIO(text, newline="").readlines()[line - 1 : line]  # as csv counts
+            quoted = '"' in "".join(opened)
+            raise DatasetError(
+                f"{path} line {line}: {err}{' (an unclosed quote?)' if quoted else ''}"
+            ) from None
+        if cells is None:
+            break
+        if not cells:
+            continue  # a blank line, before the header too (it was taken for an empty file)
+        if not fields:
+            fields = cells
+            continue
+        if any(c.strip() for c in cells[len(fields) :]):  # they were left out: a value lost
+            raise DatasetError(f"{path} row {line} has more cells than the header ("
+                               f"{', '.join(fields)}){hint}")  # fmt: skip
+        # a row cut short lacks its last cells ("")
+        rows.append(dict(zip(fields, cells + [""] * (len(fields) - len(cells)), strict=False)))
+        lines.append(line)
+    return fields, rows, lines
 
 
 def read_dataset(directory: Path) -> list[LabelledImage]:
@@ -97,18 +132,24 @@ def read_dataset(directory: Path) -> list[LabelledImage]:
         raise DatasetError(f"{labels} not found: a set needs labels.csv (file, die_type, values)")
     boxes = _read_boxes(directory / "boxes.csv") if (directory / "boxes.csv").is_file() else None
     out = []
-    fields, rows = csv_rows(labels, "labels")
+    fields, rows, lines = csv_table(labels, "labels", "; values are separated by ';' (as 1;4;6)")
     lacking = [c for c in COLUMNS if c not in fields]
     if lacking:
         has = ", ".join(fields) or "nothing (an empty file)"
         raise DatasetError(
             f"{labels} needs the columns {', '.join(COLUMNS)}; its first row has {has}"
         )
-    for row_no, row in enumerate(rows, start=2):
+    first: dict[Path, int] = {}  # each file's row: one listed twice would be scored twice
+    for row_no, row in zip(lines, rows, strict=True):
         name, die_type = (row["file"] or "").strip(), (row["die_type"] or "").strip()
         values = _values(row["values"] or "", die_type, f"{labels} row {row_no}")
         if not name:
             raise DatasetError(f"{labels} row {row_no}: no file named")
+        if Path(name) in first:  # ./a.png is a.png
+            raise DatasetError(
+                f"{labels} row {row_no} repeats the file {name} (first on row {first[Path(name)]})"
+            )
+        first[Path(name)] = row_no
         placed = None if boxes is None else tuple(boxes.get(name, ()))
         kind = row.get("kind") or ""
         out.append(LabelledImage(directory / name, die_type, values, placed, kind))
@@ -145,12 +186,12 @@ def _values(text: str, die_type: str, where: str) -> tuple[int, ...]:
 
 def _read_boxes(path: Path) -> dict[str, list[Box]]:
     boxes: dict[str, list[Box]] = {}
-    fields, rows = csv_rows(path, "dice's boxes")
+    fields, rows, lines = csv_table(path, "dice's boxes")
     lacking = [c for c in BOX_COLUMNS if c not in fields]
     if lacking:
         raise DatasetError(f"{path} needs the columns {', '.join(BOX_COLUMNS)}; it lacks "
                            f"{', '.join(lacking)}")  # fmt: skip
-    for row_no, row in enumerate(rows, start=2):
+    for row_no, row in zip(lines, rows, strict=True):
         try:
             box = Box(
                 row.get("die") or "d6",

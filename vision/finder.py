@@ -10,6 +10,7 @@ not differ from the tray is dropped (a mark on the felt is not a die).
 
 from __future__ import annotations
 
+import math
 import threading
 from dataclasses import dataclass
 from pathlib import Path
@@ -37,6 +38,8 @@ CHANGED = 0.15  # a find's middle must differ from the empty tray this much (|lo
 AROUND = 4.0  # and this many times more than the tray around it, once what the light
 LIGHT_WINDOW = 0.5  # did (a median over this share of the frame) is taken out
 LEVELS = 40.0  # log ratio steps per 8-bit level for that median: ±3.2 covered
+MEDIAN_MOST = 255  # px: the widest window OpenCV's 8-bit median counts right (its 16-bit
+# histogram overflows past 255²: a 48 MP photo's 375 px window failed an assertion)
 LIGHT_MOVED = 0.125  # light_change beyond this (parts of the tray 1.13 × as bright or
 # dark): the reference is stale (its own light: 0.075 at most; relit: 0.15-0.35)
 MARKED = 0.12  # a find the empty-tray picture's middle test dropped is a die thrown since
@@ -334,13 +337,15 @@ def change_of(ratio: np.ndarray, light: float | None = LIGHT_WINDOW) -> np.ndarr
 
 def light_of(ratio: np.ndarray, window: float = LIGHT_WINDOW) -> np.ndarray:
     """What the light did near each spot of a :func:`log_ratio`: its median over a window
-    ``window`` of the frame wide, per channel.  At half the map's resolution: the light
-    changes slowly, and it is 5 times faster."""
+    ``window`` of the frame wide, per channel.  At half the map's resolution (the light
+    changes slowly, and it is 5 times faster), or less where the window would pass
+    MEDIAN_MOST."""
     h, w = ratio.shape[:2]
     levels = np.clip(ratio * LEVELS + 128, 0, 255).astype(np.uint8)  # medianBlur: 8-bit
-    half = (max(1, w // 2), max(1, h // 2))
+    shrink = max(2, math.ceil(min(h, w) * window / MEDIAN_MOST))
+    half = (max(1, w // shrink), max(1, h // shrink))
     small = cv2.resize(levels, half, interpolation=cv2.INTER_AREA)
-    done = cv2.medianBlur(small, max(3, int(min(half) * window) | 1))
+    done = cv2.medianBlur(small, min(max(3, int(min(half) * window) | 1), MEDIAN_MOST))
     done = cv2.resize(done, (w, h), interpolation=cv2.INTER_LINEAR).reshape(ratio.shape)
     return (done.astype(np.float32) - 128) / LEVELS
 

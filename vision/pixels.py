@@ -13,6 +13,7 @@ warning of its own).
 from __future__ import annotations
 
 import io
+import stat
 import warnings
 from pathlib import Path
 
@@ -65,11 +66,15 @@ def read_image(path: Path | str, what: str = "a picture") -> np.ndarray:
     """The picture in the file ``path`` as 8-bit BGR; a FrameError saying whether the file
     is missing, is not a picture OpenCV reads, or is too small."""
     path = Path(path)
-    if path.is_dir():
+    try:  # once, caught: is_dir() raises on a name too long or a folder not searchable
+        mode = path.stat().st_mode
+    except FileNotFoundError:
+        raise FrameError(f"{path}: no such file") from None
+    except OSError as err:
+        raise FrameError(f"cannot read {path}: {err.strerror or err}") from None
+    if stat.S_ISDIR(mode):
         raise FrameError(f"{path} is a folder, not a picture")
-    if not path.exists():
-        raise FrameError(f"{path}: no such file")
-    if not path.is_file():
+    if not stat.S_ISREG(mode):
         raise FrameError(f"{path} is not a regular file (a pipe or a device), not a picture")
     try:
         image = decode_file(path)

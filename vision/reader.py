@@ -638,11 +638,22 @@ class DiceReader:
         return self._pip_guess(crop_die(image, box, self.faces.size)) is not None
 
     def read_crop(self, image: np.ndarray, die: str = "d6") -> ThrowReading:
-        """Read a photo of one die (a crop, as the ledger keeps them and people send them)."""
+        """Read a photo of one die (a crop, as the ledger keeps them and people send them);
+        a numbered ``die`` (d5, d10, d20) with the taught set of its type (ValueError where
+        none is added)."""
         start = time.perf_counter()
+        if die not in ALLOWED and die not in self.diesets:
+            raise ValueError(f"no taught die set reads {die}s: add one first (add_dieset)")
         image = as_bgr8(image, "a die's photo")
         h, w = image.shape[:2]
         box = (CROP_INSET * w, CROP_INSET * h, (1 - CROP_INSET) * w, (1 - CROP_INSET) * h)
+        if die in self.diesets:  # the face network reads pips only: the set reads numerals
+            dieset = self.diesets[die]
+            # the crop is the die: its body running to the photo's edge is no cut die (a
+            # ledger's crop is the die's box, no tray around it)
+            reading = self._numbered_reading(image, box, dieset, dieset.read(image, box), False)
+            reading = replace(reading, box=(0, 0, w, h), crop=image)
+            return ThrowReading((reading,), (time.perf_counter() - start) * 1000)
         guess = self.faces.read([crop_die(image, box, self.faces.size)], die, cocked=False)[0]
         value = guess.value if guess.die else None
         kind = guess.die or (die if die != "any" else "d6")

@@ -121,6 +121,20 @@ def test_the_command_checks_a_folder_of_frames(
         assert says in capsys.readouterr().err
 
 
+def test_a_picture_too_small_in_a_folder_is_named_and_the_rest_checked(
+    still: list[np.ndarray], tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """One 3×3 icon among the photos stopped the check with "a frame is 3×3 pixels",
+    naming no file."""
+    cv2.imwrite(str(tmp_path / "0-icon.png"), np.zeros((3, 3, 3), np.uint8))
+    for i, image in enumerate(still[:2]):
+        cv2.imwrite(str(tmp_path / f"{i + 1}.png"), image)
+    assert main(["vision", "check", str(tmp_path)]) == 0
+    said = capsys.readouterr()
+    assert "left out: the picture 0-icon.png is 3×3 pixels" in said.err, said.err
+    assert "640 x 640, 2 pictures" in said.out, said.out
+
+
 def test_a_folder_of_different_throws_is_not_called_unsteady(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:

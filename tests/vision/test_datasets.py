@@ -98,3 +98,43 @@ def test_a_file_that_is_no_utf8_text_or_cut_short_is_said_so(tmp_path: Path) -> 
     os.mkfifo(tmp_path / "fifo.csv")  # no writer: reading it would wait for ever
     with pytest.raises(DatasetError, match="is not a file"):
         read_errata(tmp_path / "fifo.csv")
+
+
+def test_a_row_of_more_cells_than_the_header_is_named_not_cut_to_its_first_value(
+    tmp_path: Path,
+) -> None:
+    """A row "a.jpg,d6,6,6" (values separated by commas) was read as one 6: the other cells
+    were left out, and the figures were wrong without a word."""
+    folder = _labels(tmp_path / "set", "a.jpg,d6,1;2", "b.jpg,d6,6,6")
+    with pytest.raises(DatasetError) as err:
+        read_dataset(folder)
+    assert "labels.csv row 3 has more cells than the header (file, die_type, values); values" \
+        " are separated by ';' (as 1;4;6)" in str(err.value)  # fmt: skip
+    _labels(folder, "a.jpg,d6,1;2", "b.jpg,d6,6;6,, ")  # empty cells past the header: none lost
+    assert [item.values for item in read_dataset(folder)] == [(1, 2), (6, 6)]
+    (folder / "boxes.csv").write_text("file,value,xmin,ymin,xmax,ymax\na.jpg,1,1,1,9,9,5\n")
+    with pytest.raises(DatasetError, match=r"boxes\.csv row 2 has more cells than the header"):
+        read_dataset(folder)
+
+
+def test_a_file_listed_twice_is_named_not_scored_twice(tmp_path: Path) -> None:
+    folder = _labels(tmp_path / "set", "a.jpg,d6,1", "b.jpg,d6,2", "./a.jpg,d6,5")
+    with pytest.raises(DatasetError) as err:
+        read_dataset(folder)
+    assert "labels.csv row 4 repeats the file ./a.jpg (first on row 2)" in str(err.value)
+
+
+def test_an_unclosed_quote_and_blank_lines_are_said_by_their_line(tmp_path: Path) -> None:
+    """A quote left open in a large set ran on past Python's 131,072 characters a cell (a
+    traceback); a blank first line made the file "nothing (an empty file)"."""
+    folder = tmp_path / "set"
+    folder.mkdir()
+    rows = "".join(f"{k}.jpg,d6,1;2;3;4;5;6\n" for k in range(8000))
+    (folder / "labels.csv").write_text(f'file,die_type,values\na.jpg,d6,"3\n{rows}')
+    with pytest.raises(DatasetError) as err:
+        read_dataset(folder)
+    assert "labels.csv line 2: field larger than field limit" in str(err.value)
+    assert str(err.value).endswith("(an unclosed quote?)")
+    (folder / "labels.csv").write_text("\nfile,die_type,values\n\na.jpg,d6,3\nb.jpg,d6,\n")
+    with pytest.raises(DatasetError, match=r"labels\.csv row 5: no values"):  # its own line
+        read_dataset(folder)

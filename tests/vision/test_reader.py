@@ -426,18 +426,21 @@ def test_eval_names_listed_files_it_cannot_read_and_scores_the_rest(
     assert said.err.count("the empty-tray picture is 60×50") == 1, said.err
     assert json.loads(said.out)["correct"] == whole["correct"]
     (folder / "images" / "broken.png").write_bytes(b"not a png")
+    long = "images/" + "a" * 300 + ".png"  # stat() says "File name too long": a traceback
     with (folder / "labels.csv").open("a", encoding="utf-8") as labels:
-        labels.write("images/gone.png,dF,1\nimages/broken.png,dF,-1;0\n")
+        labels.write(f"images/gone.png,dF,1\nimages/broken.png,dF,-1;0\n{long},dF,1\n")
     assert main(["vision", "eval", str(folder), "--json", "--no-baseline"]) == 0
     captured = capsys.readouterr()
     out = json.loads(captured.out)
     assert {k: out[k] for k in ("images", "dice", "correct")} == {
         k: whole[k] for k in ("images", "dice", "correct")
     }
-    assert out["unreadable_files"] == ["gone.png", "broken.png"]
-    assert "2 of 5 listed images not read" in captured.err
+    # as listed: two folders' gone.png would be one name
+    assert out["unreadable_files"] == ["images/gone.png", "images/broken.png", long]
+    assert "3 of 6 listed images not read" in captured.err
     assert "gone.png: no such file" in captured.err
     assert "broken.png is not a picture" in captured.err
+    assert "aaa.png: File name too long" in captured.err
 
     (folder / "labels.csv").write_text("file,die_type,values\nimages/gone.png,dF,1\n")
     assert main(["vision", "eval", str(folder)]) == 2

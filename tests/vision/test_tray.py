@@ -4,7 +4,9 @@ however the dice cluster."""
 
 from __future__ import annotations
 
+import cv2
 import numpy as np
+import pytest
 
 from vision.finder import LIGHT_MOVED, DieFinder, Found, find_by_difference, light_change
 from vision.reader import DiceReader
@@ -210,3 +212,22 @@ def test_pip_dice_the_felts_colour_are_read_with_the_picture_as_without_it() -> 
                           for r in helped.dice)  # fmt: skip
         assert with_picture >= without - 1, (tray, values, with_picture, without, dice)
         assert specks == 0, (tray, values, specks)
+
+
+def test_a_phone_photo_of_48_megapixels_is_read_with_its_empty_tray_picture() -> None:
+    """The light's median window, half the frame, passed OpenCV's 255 px on a frame 5800 px
+    or more on its shorter side (a 48-50 MP phone photo): `read --empty-tray` stopped with
+    an assertion.  A rendered throw on a plain felt, enlarged to 5900 × 5900, is read as the
+    throw itself, and the light moved since the reference measures as it does small."""
+    spec = ThrowSpec(dice=("d6",) * 3, tray=(90, 120, 90), noise=0.0, jpeg=False)
+    throw = render_throw(spec, np.random.default_rng(1))
+    relit = _relit(throw.image, np.random.default_rng(2))
+    small = light_change(relit, throw.empty_tray)
+
+    def big(image: np.ndarray) -> np.ndarray:
+        return np.asarray(cv2.resize(image, (5900, 5900), interpolation=cv2.INTER_LINEAR))
+
+    tray = big(throw.empty_tray)
+    read = DiceReader().read(big(throw.image), "d6", tray)
+    assert sorted(d.value or 0 for d in read.certain) == sorted(d.value for d in throw.dice)
+    assert light_change(big(relit), tray) == pytest.approx(small, abs=0.03)
