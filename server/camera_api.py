@@ -12,11 +12,11 @@ import errno
 from typing import Any
 
 from fastapi import APIRouter, HTTPException, Path, Query, Response
-from pydantic import BaseModel, Field, StrictFloat, StrictInt
+from pydantic import BaseModel, Field, StrictFloat, StrictInt, field_validator
 
 from mechanics.reading import ReadingRefused
 from server.camera import CameraSource
-from server.collect import FaceCollector
+from server.collect import FaceCollector, Regrouped
 from server.diesets import DieSetStore, summary
 from server.empty_tray import EmptyTrayError, EmptyTrayStore
 from server.ledger import LedgerError
@@ -56,6 +56,28 @@ class Collect(BaseModel):
 
 class GroupValues(BaseModel):
     values: dict[int, StrictInt] = Field(description="group number -> the face its pictures show")
+    grouping: str = Field(
+        max_length=64,
+        description="the groups' `grouping` as answered where they were shown: groups made "
+        "again since are refused (409), their numbers name other faces",
+    )
+
+    @field_validator("values", mode="before")
+    @classmethod
+    def _each_group_once(cls, values: Any) -> Any:
+        """Each group named once: "1" and "01" are both group 1, and the last had won."""
+        if isinstance(values, dict):
+            seen: dict[int, str] = {}
+            for key in values:
+                try:
+                    number = int(str(key))
+                except ValueError:
+                    continue  # not a number: said as such by the field's own check
+                if number in seen:
+                    raise ValueError(f"group {number} is named twice ({seen[number]!r} and "
+                                     f"{key!r}): name each group once")  # fmt: skip
+                seen[number] = str(key)
+        return values
 
 
 def camera_routes(
@@ -355,6 +377,8 @@ def camera_routes(
         """Sort the collected pictures by the face they show (admin)."""
         try:
             return _collector().group(name)
+        except Regrouped as err:  # started again meanwhile: grouping the new pictures is right
+            raise HTTPException(status_code=409, detail=str(err)) from None
         except DieSetError as err:
             raise HTTPException(status_code=422, detail=str(err)) from None
 
@@ -367,13 +391,17 @@ def camera_routes(
 
     @router.post("/api/diesets/{name}/groups/teach", status_code=201, dependencies=admin_only)
     def teach_groups(name: str, body: GroupValues) -> dict[str, Any]:
-        """Teach every named group into the die set ``name`` (admin; replaces the set)."""
+        """Teach every named group into the die set ``name`` (admin; replaces the set), the
+        groups as they were when named (``grouping``; 409 where they were made again since).
+        ``warnings``: what to check, such as a group holding pictures of another die."""
         try:
-            taught = _collector().teach(name, body.values)
+            taught = _collector().teach(name, body.values, body.grouping)
+        except Regrouped as err:
+            raise HTTPException(status_code=409, detail=str(err)) from None
         except DieSetError as err:
             raise HTTPException(status_code=422, detail=str(err)) from None
         except OSError as err:
             raise _unwritten(err, "the groups are not taught") from None
-        return summary(taught)
+        return summary(taught.dieset) | {"warnings": taught.notes}
 
     return router

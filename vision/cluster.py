@@ -71,18 +71,35 @@ class Groups:
         return made
 
 
-def teach_from_folders(folder: Path, name: str, die: str) -> DieSet:
-    """A die set from group folders the owner renamed to face values (others are skipped)."""
+@dataclass
+class Taught:
+    dieset: DieSet
+    notes: list[str] = field(default_factory=list)  # what to check, each naming its picture
+
+
+def teach_shown(shown: list[tuple[int, np.ndarray, str]], name: str, die: str) -> Taught:
+    """A die set taught from ``shown``: (face value, region, where the picture came from).
+    Its ``notes`` say what to check, each naming the picture: one of another die, grouped with
+    a face's by mistake, would widen what the set takes for its own colour and outline."""
     dieset = DieSet(name, die)
+    notes = []
+    for value, region, where in shown:
+        if note := dieset.teach(value, region):
+            notes.append(f"check {where}: {note}")
+    return Taught(dieset, notes)
+
+
+def teach_from_folders(folder: Path, name: str, die: str) -> Taught:
+    """A die set from group folders the owner renamed to face values (others are skipped)."""
+    shown = []
     for sub in sorted(p for p in Path(folder).iterdir() if p.is_dir()):
         if not re.fullmatch(FACE_NAME, sub.name):
             continue  # still "group-NN": not labelled yet
         for png in sorted(sub.glob("*.png")):
             try:
-                region = read_image(png, "a grouped picture")
+                shown.append((int(sub.name), read_image(png, "a grouped picture"), str(png)))
             except FrameError as err:
                 raise DieSetError(str(err)) from None
-            dieset.teach(int(sub.name), region)
-    if not dieset.crops:
+    if not shown:
         raise DieSetError(f"no folder in {folder} is named after a face value yet")
-    return dieset
+    return teach_shown(shown, name, die)

@@ -215,10 +215,13 @@ def run_teach(args: argparse.Namespace) -> int:
     if args.from_clusters is not None:
         from vision.cluster import teach_from_folders
 
+        if why := _other_die(args.out, args.die):
+            return fail(why)
         try:
-            dieset = teach_from_folders(args.from_clusters, name, args.die)
+            taught = teach_from_folders(args.from_clusters, name, args.die)
         except (DieSetError, OSError) as err:
             return fail(str(err))
+        dieset = taught.dieset
         if why := _unsaved(dieset, args.out):
             return fail(why)
         print(f"taught faces {sorted(dieset.crops)} of a {args.die} into {args.out}")
@@ -227,6 +230,8 @@ def run_teach(args: argparse.Namespace) -> int:
         if missing:
             print(f"faces not shown yet: {', '.join(map(str, missing))}")
         _say_once(dieset)
+        for note in taught.notes:  # a folder holding another die's picture: which one
+            print(note)
         return 0
     if not shown:
         return fail(f"no photos of a {args.die}: give --from-labels DIR or --face VALUE=PATH")
@@ -292,6 +297,20 @@ def run_teach(args: argparse.Namespace) -> int:
     if aside := dieset.aside_note():
         print(f"check the set: {aside}")
     return 0
+
+
+def _other_die(out: Path, die: str) -> str:
+    """Why a whole set of ``die`` is not taught into ``out`` ("" where it may be): it holds
+    a set of another die (replaced, a d5 of five faces became a d20 of one, unasked)."""
+    if not (out / "dieset.json").is_file():
+        return ""
+    try:
+        there = DieSet.load(out).die
+    except DieSetError:
+        return ""  # a set that cannot be loaded is replaced, as before
+    if there == die:
+        return ""
+    return f"{out} holds a set of {there}s, not {die}s: teach into another folder"
 
 
 def _unsaved(dieset: DieSet, out: Path) -> str:

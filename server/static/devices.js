@@ -174,6 +174,8 @@ function showCollect(c) {
     el("label", {}, `group ${g.group} (${g.pictures} pictures) shows `,
       el("input", { type: "number", step: "1", class: "group-face", "data-group": g.group })))));
   document.getElementById("collect-teach").hidden = !c.groups.length;
+  // sent back with the names: groups made again since (another tab) are refused, not taught
+  document.getElementById("groups").dataset.grouping = c.grouping;
 }
 async function collect(button, method, path, body) {
   const error = document.getElementById("collect-error");
@@ -199,12 +201,19 @@ document.getElementById("collect-teach").addEventListener("click", (ev) => busy(
   }
   if (wrong.length) { error.textContent = `${wrong.join("; ")}; nothing taught`; return; }
   try {
-    const taught = await api(`/api/diesets/${setName()}/groups/teach`, { method: "POST", headers: admin(), body: { values } });
-    error.textContent = "";
+    const grouping = document.getElementById("groups").dataset.grouping || "";
+    const taught = await api(`/api/diesets/${setName()}/groups/teach`, { method: "POST", headers: admin(), body: { values, grouping } });
+    error.textContent = taught.warnings.join(" ");  // taught, but a group may hold another die
     document.getElementById("collect-state").textContent =
       `taught ${taught.name}: ${taught.taught.join(" ")}` + (taught.missing.length ? `; still to show: ${taught.missing.join(" ")}` : "");
     diesets();
-  } catch (e) { error.textContent = plain(e.message); }
+  } catch (e) {
+    if (e.status === 409) {  // regrouped since: the groups as they are now, to name again
+      const now = await api(`/api/diesets/${setName()}/collect`).catch(() => null);
+      if (now) showCollect(now);
+    }
+    error.textContent = plain(e.message);
+  }
 }));
 listen((event) => {
   if (event.type === "source" && event.event === "collected") {

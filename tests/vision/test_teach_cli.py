@@ -241,3 +241,49 @@ def test_no_face_is_taught_into_an_older_set_nor_read_with_a_set_of_no_faces(
     (tmp_path / "bare" / "dieset.json").write_text(json.dumps(meta), encoding="utf-8")
     assert main(["vision", "teach", str(tmp_path / "bare"), "--die", "d5", "--face", photo]) == 0
     assert DieSet.load(tmp_path / "bare").margin == 2.0  # nothing was cut the old way
+
+
+def _grouped(folder: Path, shown: dict[str, list[tuple[str, int]]]) -> None:
+    """Group folders as `vision cluster` writes them, renamed by the owner: name -> the
+    (die, value) of each picture in it."""
+    rng = np.random.default_rng(12)
+    for name, dice in shown.items():
+        (folder / name).mkdir(parents=True)
+        for k, (die, value) in enumerate(dice):
+            spec = ThrowSpec(dice=(die,), values=(value,), perspective=0.0, looks=(PALETTE[2],))
+            throw = render_throw(spec, rng)
+            region = DieSet.region(throw.image, throw.dice[0].box)
+            cv2.imwrite(str(folder / name / f"{k:03d}.png"), region)
+
+
+def test_from_clusters_says_which_picture_is_of_another_die(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A d20's picture in the folder named 3 (grouped with a d5's, or named by mistake): the
+    set is taught, and the picture to check is said (DieSet.teach's warning was dropped)."""
+    groups = tmp_path / "groups"
+    _grouped(groups, {"1": [("d5", 1)], "2": [("d5", 2)], "3": [("d20", 7)]})
+    teach = ["vision", "teach", str(tmp_path / "set"), "--die", "d5", "--from-clusters"]
+    assert main([*teach, str(groups)]) == 0
+    said = capsys.readouterr().out
+    assert f"check {groups / '3' / '000.png'}: face 3 is taught, but its outline" in said
+    assert sorted(DieSet.load(tmp_path / "set").crops) == [1, 2, 3]
+
+
+def test_from_clusters_does_not_replace_a_set_of_another_die(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A five-face d5 set became a d20 set of one face, unasked; --face refuses a die-type
+    change, and so does --from-clusters."""
+    out = tmp_path / "set"
+    assert main(["vision", "teach", str(out), "--die", "d5", "--synthetic-look", "2"]) == 0
+    capsys.readouterr()
+    groups = tmp_path / "groups"
+    _grouped(groups, {"7": [("d20", 7)]})
+    assert main(["vision", "teach", str(out), "--die", "d20", "--from-clusters",
+                 str(groups)]) == 2  # fmt: skip
+    assert f"{out} holds a set of d5s, not d20s: teach into another folder" in (
+        capsys.readouterr().err
+    )
+    kept = DieSet.load(out)
+    assert kept.die == "d5" and sorted(kept.crops) == [1, 2, 3, 4, 5]
