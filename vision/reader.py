@@ -75,6 +75,7 @@ from vision.sharpness import sharpness
 from vision.split_pips import pip_pairs, pips_in_line, unread_partners
 from vision.teach import SIDE, UNTOLD, DieSet, FaceMatch, may_be_cocked
 from vision.teach_sets import DieSets, joined
+from vision.untaught_shapes import untaught_shapes
 
 SURE = 0.7  # at or above: a reading; below: uncertain (see docs/vision.md)
 BLURRED = 0.15  # a die's outline less steep than this (sharpness()) is blurred: a blank
@@ -515,13 +516,17 @@ class DiceReader:
 
     def _of_another_type(self, match: FaceMatch, dieset: DieSet | DieSets) -> bool:
         """Whether the die ``match`` read has its body's outline close to a set of another
-        numbered type taught here and well outside ``dieset``'s (vision.die_shape.
-        nearer_elsewhere): a d10 thrown where numeral d6s are expected, which the d6 set reads
-        as surely as its own (burks' real dice, each read as the two other types with all
+        numbered type taught here, or to the renderer's dice of a type not taught, and well
+        outside ``dieset``'s (vision.die_shape.nearer_elsewhere): a d10 thrown where numeral
+        d6s are expected, which the d6 set reads as surely as its own (burks' real dice,
+        each read as the two other types with all
         three sets taught: 23 of 144 sure before this, 1 after; docs/vision.md)."""
         if match.misshapen or match.shape is None:
             return False
         others = [s.shapes for k, s in self.diesets.items() if k != dieset.die]
+        # the types no set is taught for: the renderer's outlines stand in (a d20 or a
+        # numeral d6 thrown where only the d10 set is taught: vision/untaught_shapes.py)
+        others += untaught_shapes([*self.diesets, dieset.die])
         return nearer_elsewhere(np.array(match.shape), dieset.shapes, others)
 
     def _looked_again(

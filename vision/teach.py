@@ -225,6 +225,14 @@ def _shape_of(body: Body) -> np.ndarray | None:
     return outline_shape(body.mask)
 
 
+def face_shape(crop: np.ndarray, margin: float = MARGIN) -> np.ndarray | None:
+    """The outline shape of the die in ``crop`` (cut ``margin`` times its box, as a set keeps
+    a taught face), found as teaching finds it; None where no outline of its own is seen."""
+    region = cv2.resize(crop, (REGION, REGION), interpolation=cv2.INTER_AREA)
+    body = locate(region, margin) if margin > ROOMY else None
+    return None if body is None else _shape_of(body)
+
+
 def _off_shape(shape: np.ndarray | None, shapes: np.ndarray) -> bool:
     """Whether a body's outline ``shape`` (:func:`_shape_of`) is none among ``shapes``
     (taught faces'): a d5 among d20s of its colour.  Not told where the outline is not the
