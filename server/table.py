@@ -292,7 +292,10 @@ class Table:
         :meth:`uncertain` keeps one.
 
         Dice of several kinds thrown together (a pool's d6s and another check's Fudge
-        dice) are each kind a throw of its own: they went to no check at all.
+        dice) are each kind a throw of its own: they went to no check at all.  Each kind
+        goes by what the checks waited for when it was thrown: a d10 thrown with a d5's
+        stop face is not that check's decimals die, asked for only once the stop is seen
+        (planned one kind after another, it had been, where the camera listed it after).
 
         The whole throw is one ledger transaction: every row of it is kept, or none is
         (LedgerError, and no check changed), so a source may read the throw again whole.

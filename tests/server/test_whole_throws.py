@@ -111,3 +111,24 @@ def test_a_listener_that_fails_neither_fails_the_throw_nor_deafens_the_others(
         assert [e["face"] for e in heard if e["type"] == "reading"] == [4, 2]
         assert _kinds(ledger) == ["check", "throw"]
         assert "a listener failed on a reading event" in caplog.text
+
+
+@pytest.mark.parametrize("d10_first", [False, True])
+def test_dice_of_two_kinds_go_by_what_the_checks_waited_for_when_thrown(
+    tmp_path: Path, d10_first: bool
+) -> None:
+    """A d5 stop face thrown with a d10: the d5 check asks for its decimals d10 only once
+    the stop is seen, so the d10 thrown with it is not that d10 but the one the d10 check
+    waited for, whichever the camera lists first.  Planned one kind after another, the
+    d10 had gone to the d5 check when listed after the d5, to the d10 check when before."""
+    with Ledger(tmp_path) as ledger:
+        table = Table(ledger)
+        stop = table.create("d5", {"at_least": 1, "single": True, "decimals": 1})
+        tens = table.create("d5", {"at_least": 1, "single": True, "die": "d10"})
+        throw = [Reading("d5", 1), Reading("d10", 7)]
+        state = table.from_source("camera", throw[::-1] if d10_first else throw)
+        assert state is not None and state["id"] == (tens if d10_first else stop)["id"]
+        assert table.get(stop["id"])["need"] == [{"die": "d10", "count": 1}]  # its decimals
+        assert table.get(stop["id"])["readings"] == table.get(tens["id"])["readings"] == 1
+        rows = [(e.kind, e.body.get("check")) for e in ledger.entries(kind="throw")]
+        assert sorted(rows) == sorted([("throw", stop["id"]), ("throw", tens["id"])])
