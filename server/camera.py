@@ -37,12 +37,12 @@ from vision.frames import LONGEST_READ_S, CameraError, Frame, FrameSource
 from vision.pixels import FrameError, as_bgr8
 from vision.reader import LOOKS_AGAIN, NUMBERED_KIND, PIP_KINDS, DiceReader
 from vision.readings import DieReading, ThrowReading, encode_crop
-from vision.settle import SettleDetector, unmoved_dice
+from vision.settle import WIDTH, SettleDetector, unmoved_dice
 from vision.tray_area import TrayArea, TrayAreaError, drawn, within
 from vision.view_change import aligned_tray
 
 PIP_DICE = PIP_KINDS  # the dice the face network reads; numbered dice need a taught set
-UNSTEADY_SECONDS = 30.0  # motion with no still frame for this long: said once, as a notice
+UNSTEADY_SECONDS = 30.0  # no still run long enough to settle for this long: said once
 LEANS_KEPT = 12  # numbered dice per die type whose lean the camera keeps (see read_throw)
 BLURS_KEPT = 5  # throws whose dice's edge blur the camera keeps: a focus notice needs all 5
 OFF_TRAY = (230, 130, 20)  # BGR: the outline of a die beyond the tray's area, on the preview
@@ -105,7 +105,16 @@ class CameraSource:
         self._thread: threading.Thread | None = None
         self.throws_read = 0
         self._last_motion = float("-inf")  # time.monotonic() of the last moving frame
-        self._moving_since: float | None = None  # the first frame of this run of motion
+        self._moving_since: float | None = None  # the first moving frame since the picture
+        # last held still long enough to settle (not since the last still frame: a light
+        # flickering every few frames had restarted the count for ever, unannounced)
+        # the tray's area settling watches: as marked, and where it lies in the picture (as
+        # read_throw reads it); found again when the marking changes, checked when it settles
+        self._watching: tuple[TrayArea | None, TrayArea | None] | None = None
+        self._rewatched = False  # the watched area was found moved since the tray last moved
+        # the area as marked, a settled frame, and where it lies there: found for settling,
+        # handed to read_throw's _followed (11-14 ms) with that frame, and to no other call
+        self._placed: tuple[TrayArea | None, np.ndarray, TrayArea | None] | None = None
         self._told_unsteady = False
         self._told_disk = False
         self._again = False  # the next throw read is the tray read again on request
@@ -250,11 +259,14 @@ class CameraSource:
             self._stills.clear()
             self.read_throw(frame.image)  # each photograph is a throw of its own
             return
-        state = self._settle.feed(frame, self._area())  # what moves off the tray: no throw
+        # what moves off the tray is no throw; on it, what moves is watched where read_throw
+        # reads (a camera knocked: a die rolling in the strip between the two was "settled")
+        state = self._settle.feed(frame, self._watched(frame.image))
         if state.moving:
             self._stills.clear()
             self._last_motion = time.monotonic()
-            if self._moving_since is None:
+            self._rewatched = False
+            if self._moving_since is None or frame.at < self._moving_since:
                 self._moving_since = frame.at
             elif frame.at - self._moving_since >= UNSTEADY_SECONDS and not self._told_unsteady:
                 self._told_unsteady = True
@@ -263,14 +275,43 @@ class CameraSource:
                     "moves on the tray, the light flickers or the exposure hunts, and no throw "
                     "is read (`dicebridge vision check` measures it)")})  # fmt: skip
         else:
-            self._moving_since = None
-            self._told_unsteady = False
+            if state.still >= self._settle.still_seconds:  # held still long enough to read
+                self._moving_since = None
+                self._told_unsteady = False
             self._stills.append(frame.image)
+        if state.settled and self._moved_in_picture(frame.image):
+            return  # the area now watched where the tray lies: still that long there first
         if state.settled:  # dice lying as they lay in the last throw read are not read twice
             before = None if self._again else self._last_read
             # a throw that failed is read whole next time: none of its rows was kept
             self.read_throw(frame.image, list(self._stills)[:-1], before)
             self._last_read = frame.image
+
+    def _watched(self, image: np.ndarray) -> TrayArea | None:
+        """The tray's area settling watches: where it lies in the picture (:meth:`_followed`:
+        11-14 ms here, too dear for every frame), found on the first frame and again when
+        the marking changes; each settled frame checks it (:meth:`_moved_in_picture`)."""
+        area = self._area()
+        if self._watching is None or self._watching[0] != area:
+            self._watching = (area, self._followed(area, image))
+        return self._watching[1]
+
+    def _moved_in_picture(self, image: np.ndarray) -> bool:
+        """Whether the tray's area lies elsewhere in the settled ``image`` than where settling
+        watched it (the camera knocked since): then it is watched there, the throw is not
+        read, and the tray must hold still that long where it lies now.  Once a stillness:
+        an area found a little apart each time (a borderline shift) never holds a throw back
+        for good."""
+        if self._watching is None or self._watching[0] is None or self._rewatched:
+            return False
+        marked, watched = self._watching
+        placed = self._followed(marked, image)
+        self._placed = (marked, image, placed)  # for read_throw, next: measured once
+        if not _apart(placed, watched):
+            return False
+        self._watching, self._rewatched = (marked, placed), True
+        self._settle.restart()
+        return True
 
     def _once(self, last: str, why: str) -> str:
         """Announce ``why`` unless it is what the last frame was already announced for."""
@@ -425,6 +466,9 @@ class CameraSource:
         with a camera knocked since it was marked), the move said once for each marking."""
         if self._areas is None or area is None:
             return area
+        kept, self._placed = self._placed, None  # found on the settled frame just now
+        if kept is not None and kept[1] is image and kept[0] == area:
+            return kept[2]
         placed = None
         with contextlib.suppress(TrayAreaError):  # spoilt meanwhile: _area says so next time
             placed = self._areas.in_picture(image)
@@ -575,6 +619,17 @@ class CameraSource:
                       "dice may be missed; clear the tray and take the picture again on the "
                       "Devices page")  # fmt: skip
             self._table.source_event(self.name, "notice", {"detail": detail})
+
+
+def _apart(one: TrayArea | None, other: TrayArea | None) -> bool:
+    """Whether two placings of the tray's area differ by a pixel of the settle detector's
+    copy or more (a corner 1/WIDTH of the picture): less, the same pixels are watched."""
+    if one is None or other is None or len(one.points) != len(other.points):
+        return one != other
+    return any(
+        max(abs(a - c), abs(b - d)) >= 1 / WIDTH
+        for (a, b), (c, d) in zip(one.points, other.points, strict=True)
+    )
 
 
 def _moved_only(

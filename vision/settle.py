@@ -1,12 +1,16 @@
 """Settle detection: read a throw only once every die has been still long enough.
 
-Consecutive frames are compared on a small, blurred grey copy: a pixel has
-moved when it changed by more than sensor noise does.  A frame in which more
-than a sliver of the tray moved is "moving"; once no frame has moved for
-``still_seconds``, the throw is settled and is handed over exactly once.  The
-next movement arms the detector again.  Where the tray's area is marked
-(vision/tray_area.py), only movement inside it counts: hands and dice on the
-table round the tray do not hold a throw back.
+Each frame is compared on a small, blurred grey copy with the frame before it and with
+the first frame of the still run (its anchor): a pixel has changed when it differs by
+more than sensor noise does.  A frame is "moving" when a patch of changed pixels the size
+of a small die's corner, or more than a sliver of the tray in all, changed against either:
+against the one before, a die tumbling or a light flickering; against the anchor, a die
+sliding or rolling too slowly to tell from one frame to the next (compared with the
+anchor after a gain and an offset, so that the light drifting - a camera's exposure - is
+no movement).  Once no frame has moved for ``still_seconds``, the throw is settled and is
+handed over exactly once.  The next movement arms the detector again.  Where the tray's
+area is marked (vision/tray_area.py), only movement inside it counts: hands and dice on
+the table round the tray do not hold a throw back.
 
 Movement is not a throw: a hand passing over the tray, or a die taken out,
 settles the tray again with the other dice where they lay.  :func:`lies_unmoved`
@@ -27,8 +31,13 @@ from vision.frames import Frame
 from vision.pixels import as_bgr8
 from vision.tray_area import TrayArea
 
-WIDTH = 160  # the comparison copy's width: dice stay several pixels wide
+WIDTH = 320  # the comparison copy's width: a die 2.5% of the frame wide is 8 px, its pips 1-2
 MOVED_SHARE = 0.002  # a frame in which more than this share of the copy changed is moving
+MOVED_PATCH = 6  # pixels of the copy: a patch of changed pixels this large is a die moving
+# (docs/vision.md, "Settling": a pip turned up on a die 2.5% of the frame wide, 8-22;
+# sensor noise, rendered at 4-12 grey levels, none)
+STALLED_FPS = 60.0  # frames whose stamps do not advance are counted at most this fast:
+# never sooner than still_seconds for a camera this fast or slower
 SAME_PLACE = 0.02  # a die's box in which no more than this share changed lies unmoved:
 # 45 rendered dice in two still frames, or with the light 20% dimmer, 0%; a pixel off (the
 # same face up) 0-1.2%; the same box in another throw 10.7-100% (docs/vision.md, "Read once")
@@ -40,22 +49,26 @@ SHIFT_WIDTH = 640  # pixels: a larger frame is shrunk to this to find the shift
 
 @dataclass(frozen=True)
 class SettleState:
-    moving: bool  # this frame differs from the last
+    moving: bool  # this frame differs from the last, or from the still run's first
     settled: bool  # the throw is ready to read: hand this frame to the reader (once)
-    motion: float  # the share of the comparison copy that moved
+    motion: float  # the share of the comparison copy that moved (the more of the two)
+    still: float = 0.0  # seconds the tray has been still, this frame included (0: moving)
 
 
 class SettleDetector:
     def __init__(
         self, still_seconds: float = 0.6, noise: float = 14.0, moved_share: float = MOVED_SHARE
     ) -> None:
-        if still_seconds < 0:
-            raise ValueError("still_seconds cannot be negative")
+        if not still_seconds >= 0:  # NaN too: a NaN wait would never settle
+            raise ValueError(f"still_seconds must be 0 or more, not {still_seconds}")
         self.still_seconds = still_seconds
         self._noise = noise
         self._moved_share = moved_share
         self._last: np.ndarray | None = None
+        self._anchor: np.ndarray | None = None  # the frame the still run is measured from
+        self._at: float | None = None  # the last frame's stamp
         self._still_since: float | None = None
+        self._stalled = 0  # frames of the still run since the stamps last advanced
         self._armed = True  # a settled throw not yet handed over
         self._inside: tuple[TrayArea, tuple[int, ...], np.ndarray] | None = None  # area's mask
 
@@ -72,28 +85,79 @@ class SettleDetector:
             self._inside = (area, shape, area.mask(shape[1], shape[0]) > 0)
         return self._inside[2]
 
+    def _changed(
+        self, now: np.ndarray, was: np.ndarray, inside: np.ndarray | None
+    ) -> tuple[float, bool]:
+        """The share of the copy (of the area: ``inside``) changed from ``was`` to ``now``,
+        and whether that is movement: more than the moved share, or MOVED_PATCH changed
+        pixels together (a die; noise changes a pixel here and there)."""
+        changed = np.abs(now - was) > self._noise
+        if inside is not None:
+            changed &= inside
+        count = int(np.count_nonzero(changed))
+        share = count / (changed.size if inside is None else int(np.count_nonzero(inside)))
+        if count < MOVED_PATCH or share > self._moved_share:
+            return share, share > self._moved_share
+        found, _, stats, _ = cv2.connectedComponentsWithStats(
+            changed.view(np.uint8), connectivity=8
+        )
+        return share, bool(found > 1 and stats[1:, cv2.CC_STAT_AREA].max() >= MOVED_PATCH)
+
+    def _drifted(self, now: np.ndarray, inside: np.ndarray | None) -> tuple[float, bool]:
+        """:meth:`_changed` against the still run's anchor, once the light's drift since
+        (a gain and an offset over the area) is taken out; unfitted where nothing changed."""
+        anchor = self._anchor
+        assert anchor is not None
+        share, moved = self._changed(now, anchor, inside)
+        if not moved:
+            return share, moved
+        was = anchor[inside] if inside is not None else anchor.ravel()
+        ref = now[inside] if inside is not None else now.ravel()
+        spread = float(was.var())
+        gain = float(np.mean((was - was.mean()) * (ref - ref.mean()))) / spread if spread else 1.0
+        if not 0.5 <= gain <= 2.0:  # not the light: the picture changed
+            return share, moved
+        offset = float(ref.mean()) - gain * float(was.mean())
+        relit = np.rint(anchor * gain + offset).astype(np.int16)
+        return self._changed(now, relit, inside)
+
     def feed(self, frame: Frame, area: TrayArea | None = None) -> SettleState:
         """The state after ``frame``; ``area``: only what moves inside the tray's area
         counts (the share is of the area)."""
         small = self._small(as_bgr8(frame.image))
         last, self._last = self._last, small
+        at, self._at = self._at, frame.at
         if last is None or last.shape != small.shape:
-            self._still_since = frame.at
+            self._anchor, self._still_since, self._stalled = small, frame.at, 0
             return SettleState(True, False, 1.0)
-        changed = np.abs(small - last) > self._noise
         inside = None if area is None else self._mask(area, small.shape)
-        whole = inside is None or not inside.any()  # an area thinner than the copy's pixels
-        motion = float(changed.mean() if whole else changed[inside].mean())
-        if motion > self._moved_share:
-            self._still_since = None
+        if inside is not None and not inside.any():  # an area thinner than the copy's pixels
+            inside = None
+        motion, moved = self._changed(small, last, inside)
+        if not moved:  # a slow die: too little from one frame to the next, more since
+            drift, moved = self._drifted(small, inside)
+            motion = max(motion, drift)
+        if moved:
+            self._anchor, self._still_since = small, None
             self._armed = True
             return SettleState(True, False, motion)
-        if self._still_since is None:
-            self._still_since = frame.at
-        settled = self._armed and frame.at - self._still_since >= self.still_seconds
+        if self._still_since is None or at is None or frame.at < at:
+            # the run's first still frame; or a stamp gone back (a film looping, a clock
+            # set back): the run is timed from it, not frozen till the stamps catch up
+            self._still_since, self._stalled = frame.at, 0
+        elif frame.at == at:  # stamps that stall pass no time: the frames are counted
+            self._stalled += 1
+        still = max(frame.at - self._still_since, self._stalled / STALLED_FPS)
+        settled = self._armed and still >= self.still_seconds
         if settled:
             self._armed = False
-        return SettleState(False, settled, motion)
+        return SettleState(False, settled, motion, still)
+
+    def restart(self) -> None:
+        """Time the still run again from the next frame, armed: the area watched changed,
+        and what lies in its new part must be still that long too."""
+        self._anchor, self._still_since = self._last, None
+        self._armed = True
 
     def rearm(self) -> None:
         """Read the next still tray again even without movement (a 'read now' button)."""
