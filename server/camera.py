@@ -395,7 +395,7 @@ class CameraSource:
             self._table.set_preview(self.name, outlined(image, ThrowReading((), 0.0)), image)
             self._table.source_event(self.name, "collected", {"detail": said})
             return ThrowReading((), 0.0, "collecting faces to teach")
-        again, self._again = self._again, False
+        again = self._again  # a read asked for: spent once the throw is kept (below)
         die = self.expected_die()
         stored, tray = self._empty_tray(image)
         leans = self._leans.setdefault(die, deque(maxlen=LEANS_KEPT))
@@ -408,15 +408,18 @@ class CameraSource:
         result, unmoved = _moved_only(before, image, result)
         if die == "any":
             self._check_untaught(result)
-        leans.extend(d.lean for d in result.dice if d.lean is not None)
-        self._check_slant(leans)
+        # kept with the throw (below): a throw the ledger refused is read again, and its
+        # dice's leans had been counted twice
+        read_leans = [d.lean for d in result.dice if d.lean is not None]
+        self._check_slant([*leans, *read_leans][-LEANS_KEPT:])
         self._check_focus(image, result)
         self._check_felt(image, result)
-        self.throws_read += 1
+        self.throws_read += 1  # read (kept or not: a fault is said for it)
         if stored is not None and tray is not None:
             self._check_light(image, stored, tray, area)
         self._table.set_preview(self.name, outlined(drawn(image, area), result, unmoved), image)
         if result.problem:
+            self._again = False
             self._table.source_event(self.name, "attention", {"detail": result.problem})
             return result
         readings: list[Reading] = []
@@ -444,8 +447,11 @@ class CameraSource:
             extras.append(
                 {"crop": crop_hash, "box": list(d.box), **({"again": True} if again else {})}
             )
-        # one record: every row of the throw is kept, or none is (then it is read again whole)
+        # one record: every row of the throw is kept, or none is (then it is read again
+        # whole, and a read asked for is still asked for)
         self._table.from_source(self.name, readings, extras, dict(unsure), asked)
+        self._again = False
+        leans.extend(read_leans)
         return result
 
     def _area(self) -> TrayArea | None:

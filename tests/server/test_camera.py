@@ -10,6 +10,7 @@ import signal
 import socket
 import subprocess
 import sys
+import threading
 import time
 import urllib.request
 from dataclasses import replace
@@ -947,3 +948,46 @@ def test_a_changed_light_is_said_once_for_a_picture_carried_onto_a_turned_camera
     light = [s for s in said if s.startswith("the light on the tray has changed")]
     assert len(light) == 1, said
     ledger.close()
+
+
+class _TwoDice(DiceReader):
+    """Every settled frame holds two sure d6s, a 4 and a 3."""
+
+    def read(
+        self, image: Any, die: str = "d6", empty_tray: Any = None, earlier: Any = (),
+        leans: Any = (), also: Any = (),
+    ) -> Any:  # fmt: skip
+        crop = np.full((20, 20, 3), 128, np.uint8)
+        return ThrowReading((DieReading("d6", 4, 0.99, (10, 10, 30, 30), crop),
+                             DieReading("d6", 3, 0.99, (50, 10, 70, 30), crop)), 1.0)  # fmt: skip
+
+
+def test_a_read_asked_for_that_the_ledger_refused_is_still_asked_for(tmp_path: Path) -> None:
+    """Dice thrown before their check, then "read the tray again": the ledger refuses that
+    read once.  The read asked for stays asked for, so the tray's next settling (a hand
+    passed over) reads the dice lying where they lay, for the check.  It had been spent on
+    the refused read, and the dice, unmoved since the first read, were never read again."""
+    ledger, table, events = _watched_table(tmp_path)
+    tray = np.full((120, 160, 3), 90, np.uint8)
+    hand = np.full((120, 160, 3), 200, np.uint8)
+    go = threading.Event()
+
+    def frames() -> Any:
+        yield from [tray] * 6  # settles: read before the check, kept unassigned
+        go.wait(20)
+        yield from [tray] * 6 + [hand] * 2 + [tray] * 6
+
+    camera = CameraSource("camera", Replay(frames()), _TwoDice(), table, SettleDetector(0.3))
+    camera.start()
+    _wait(lambda: len(list(ledger.entries(kind="throw"))) == 1)
+    check = table.create("d6pool", {"level": 3, "difficulty": 3})  # waits for 3 d6
+    refused = refuse_once(ledger, "NEW.kind = 'throw'")
+    camera.read_again()
+    go.set()
+    _wait(lambda: any(e.get("event") == "disconnected" for e in events))
+    camera.stop()
+    thrown = [e.body.get("check") for e in ledger.entries(kind="throw")]
+    ledger.close()
+    assert refused[0] >= 1  # the read asked for was refused once
+    assert thrown == [None, check["id"]]
+    assert table.get(check["id"])["readings"] == 2
