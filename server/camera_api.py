@@ -184,15 +184,18 @@ def camera_routes(
             raise _unwritten(err, "the face is not taught") from None
         return summary(taught) | {"note": note}
 
-    def _unwritten(err: OSError, what: str) -> HTTPException:
-        """A set that could not be written (DieSet.save leaves it as it was): 507 where the
-        disk is full, else 500, each saying why and what was not done."""
+    def _unwritten(
+        err: OSError, what: str, kept: str = "the set is as it was", whose: str = "the die set"
+    ) -> HTTPException:
+        """Files that could not be written (each written whole, the old kept till then: a
+        set, the tray's area, the empty-tray picture): 507 where the disk is full, else 500,
+        each saying why, what was not done and what is kept."""
         full = err.errno in (errno.ENOSPC, errno.EDQUOT)
         why = err.strerror or str(err)
         if full:
-            said = f"the disk is full ({why}): {what}, and the set is as it was; free some space"
+            said = f"the disk is full ({why}): {what}, and {kept}; free some space"
         else:
-            said = f"the die set cannot be written ({why}): {what}, and the set is as it was"
+            said = f"{whose} cannot be written ({why}): {what}, and {kept}"
         return HTTPException(status_code=507 if full else 500, detail=said)
 
     def _store() -> DieSetStore:
@@ -262,6 +265,10 @@ def camera_routes(
             taken = store.take(frame, reader, _area_in(frame))
         except EmptyTrayError as err:
             raise HTTPException(status_code=422, detail=str(err)) from None
+        except OSError as err:
+            kept = "the picture in use is kept"
+            said = "the empty-tray picture"
+            raise _unwritten(err, "the empty tray is not taken", kept, said) from None
         table.source_event(body.source, "empty-tray", {"detail": "empty-tray picture taken"})
         return taken
 
@@ -289,17 +296,27 @@ def camera_routes(
         picture; dice outside it are no part of a throw."""
         return _areas().describe()
 
+    def _shape(picture: Any) -> tuple[int, ...] | None:
+        """A picture's height and width (None: no picture an array gives)."""
+        shape = getattr(picture, "shape", None)
+        return tuple(shape[:2]) if shape is not None and len(shape) >= 2 else None
+
     @router.get("/api/tray-area/suggested")
     def suggested_tray_area() -> dict[str, Any]:
         """The tray's area as found in the empty-tray picture in use, else in the camera's
         last settled frame: corners for the owner to check and save (nothing is saved)."""
         _areas()
         picture, source = None, ""
+        frame = table.last_frame(camera.name) if camera is not None else None
         if trays is not None:
             with contextlib.suppress(EmptyTrayError):  # spoilt on disk: the frame instead
                 picture, source = trays.current(), "the empty-tray picture"
-        if picture is None and camera is not None:
-            picture, source = table.last_frame(camera.name), "the camera's last settled throw"
+        # one of another size than the camera's frames is not used by the camera either
+        # (its area would be marked on another view): the frame instead
+        if picture is not None and frame is not None and _shape(picture) != _shape(frame):
+            picture = None
+        if picture is None and frame is not None:
+            picture, source = frame, "the camera's last settled throw"
         if picture is None:
             said = (
                 "no picture of the tray yet: wait for the camera to settle once, or take "
@@ -334,6 +351,9 @@ def camera_routes(
             marked = store.mark(corners, frame)  # the picture it was marked on, kept
         except TrayAreaError as err:
             raise HTTPException(status_code=422, detail=str(err)) from None
+        except OSError as err:
+            kept = "the area in use is kept"
+            raise _unwritten(err, "the tray area is not marked", kept, "the tray area") from None
         if camera is not None:
             table.source_event(camera.name, "tray-area", {"detail": "tray area marked"})
         return marked

@@ -24,7 +24,7 @@ from dicebridge.files import write_whole
 from server.file_cache import FileCache
 from vision.pixels import FrameError, as_bgr8, encode_image, read_image
 from vision.reader import DiceReader
-from vision.tray_area import TrayArea, on_tray
+from vision.tray_area import TrayArea, dice_on_empty_tray
 
 FILE = "empty-tray.png"
 
@@ -83,9 +83,7 @@ class EmptyTrayStore:
             image = as_bgr8(frame, "the camera's last frame")
         except FrameError as err:
             raise EmptyTrayError(str(err)) from None
-        found = reader.finder.find(image)  # the network alone: no old picture to compare with
-        found = on_tray(found, area, image.shape[1], image.shape[0])
-        if found:
+        if found := dice_on_empty_tray(reader.finder, image, area):
             many = "a die" if len(found) == 1 else f"{len(found)} dice"
             raise EmptyTrayError(f"clear the tray first: the camera sees {many} on it")
         try:

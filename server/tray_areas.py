@@ -15,13 +15,15 @@ from __future__ import annotations
 
 import json
 import math
+import os
+import secrets
 import threading
 from pathlib import Path
 from typing import Any, NamedTuple
 
 import numpy as np
 
-from dicebridge.files import write_whole
+from dicebridge.files import sync_folder, write_whole
 from server.file_cache import FileCache
 from vision.pixels import FrameError, as_bgr8, decode_file, encode_image
 from vision.settle import shift_seen
@@ -130,19 +132,31 @@ class TrayAreaStore:
     def mark(self, points: Any, frame: Any = None) -> dict[str, Any]:
         """Keep ``points`` ([[x, y], ...], shares of the picture) as the tray's area, and
         ``frame`` (the camera's picture it was marked on, where there is one) beside it;
-        TrayAreaError (nothing changed) where they make none."""
+        TrayAreaError where they make none, OSError where they cannot be written (nothing
+        changed either way)."""
         area = TrayArea.parse(points)
-        self.path.parent.mkdir(parents=True, exist_ok=True)
-        self.picture_path.unlink(missing_ok=True)  # an older area's picture is none of this
+        data = b""
         if frame is not None:
             try:
                 data = encode_image(as_bgr8(frame, "the camera's last frame"))
             except FrameError:
                 data = b""
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        # both new files are written whole before the old ones go: a full disk (OSError)
+        # leaves the area in use and the picture it follows the camera by as they were
+        staged = self.picture_path.with_name(f".{PICTURE}.{secrets.token_hex(6)}.new")
+        try:
             if data:
-                write_whole(self.picture_path, data)
-        points = json.dumps({"points": area.to_list()}) + "\n"
-        write_whole(self.path, points.encode("utf-8"))  # whole or not at all
+                write_whole(staged, data, sync_name=False)
+            text = json.dumps({"points": area.to_list()}) + "\n"
+            write_whole(self.path, text.encode("utf-8"), sync_name=False)  # synced below
+            if data:
+                os.replace(staged, self.picture_path)
+            else:  # an older area's picture is none of this one
+                self.picture_path.unlink(missing_ok=True)
+            sync_folder(self.picture_path.parent)
+        finally:
+            staged.unlink(missing_ok=True)
         return self.describe()
 
     def forget(self) -> dict[str, Any]:

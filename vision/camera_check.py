@@ -20,17 +20,20 @@ import cv2
 import numpy as np
 
 from vision.advice import OUTLINE_UNSEEN, SPECK_SIZED
+from vision.debris import LONE_MARK
 from vision.felt import dark_dice_on_dark_felt
+from vision.finder import Found
 from vision.frames import Frame
 from vision.numbered_finds import camera_slant
 from vision.reader import DiceReader
 from vision.readings import DieReading
 from vision.settle import MOVED_SHARE, SettleDetector
 from vision.teach_sets import DieSets
-from vision.tray_area import suggest
+from vision.tray_area import dice_on_empty_tray, suggest
 
 SMALL_SHARE = 0.04  # a die narrower than this share of the frame: read well only with a
 LARGE_SHARE = 0.15  # second, closer look (rendered d6s: 3.7%, 88 of 96); wider: few fit
+CLOSER_SHARE = 1.7 * SMALL_SHARE  # dice read narrower than this may be small ones drawn big
 SMALL_PX = 24  # narrower than this: pips of a pixel or two (renders read to 18 px; real
 # photos are blurrier: the byler dice, 30-45 px, read 97%)
 NUMERAL_PX = {"d20": 80}  # a taught die set's dice narrower than this (reading boxes): their
@@ -137,6 +140,22 @@ def edge_blur(grey: np.ndarray, boxes: Sequence[tuple[float, float, float, float
     return float(np.median(per_die)) if per_die else None
 
 
+def closer_widths(
+    dice: Sequence[tuple[float, float, float, float]], closer: Sequence[Found]
+) -> list[float]:
+    """Each read die's width as the closer look boxes it: the widest of its finds whose
+    middle lies in the die's box.  Only those: it also boxes specks on the tray and a die's
+    own pips (11-19 px in a 640-px frame)."""
+    widths = []
+    for x0, y0, x1, y1 in dice:
+        inside = [f.box[2] - f.box[0] for f in closer
+                  if x0 <= (f.box[0] + f.box[2]) / 2 <= x1
+                  and y0 <= (f.box[1] + f.box[3]) / 2 <= y1]  # fmt: skip
+        if inside:
+            widths.append(max(inside))
+    return widths
+
+
 def check_camera(
     frames: Sequence[Frame],
     reader: DiceReader,
@@ -159,15 +178,36 @@ def check_camera(
     # the first frame has nothing to compare with
     motions = [settle.feed(f).motion for f in frames][1:] if live else []
     unsteady = float(np.median(motions)) if motions else (0.0 if live else None)
+    advice: list[str] = []
+    if empty_tray is not None and empty_tray.shape[:2] != last.shape[:2]:
+        tray_h, tray_w = empty_tray.shape[:2]  # the camera does not use it either
+        advice.append(f"the empty-tray picture is {tray_w} x {tray_h} px, the camera's "
+                      f"frames {w} x {h}: it is not used; take it again")  # fmt: skip
+        empty_tray = None
     result = reader.read(last, die, empty_tray)
+    if empty_tray is not None and (on_it := dice_on_empty_tray(reader.finder, empty_tray)):
+        # dice on it hide the dice lying there now (the server refuses such a picture); its
+        # specks, under LONE_MARK of a die's size, are what it is for
+        plain = result if result.dice else reader.read(last, die)
+        sizes = [d.box[2] - d.box[0] for d in plain.dice]
+        dice = [f for f in on_it if sizes and f.box[2] - f.box[0] >= LONE_MARK * np.median(sizes)]
+        if dice:
+            many = "a die" if len(dice) == 1 else f"{len(dice)} dice"
+            advice.append(f"the empty-tray picture shows {many}: it is not used; take it "
+                          "again with the tray clear")  # fmt: skip
+            empty_tray = None
+            result = plain if plain is not result else reader.read(last, die)
     widths = [d.box[2] - d.box[0] for d in result.dice]
-    closer = [f.box[2] - f.box[0] for f in reader.finder.find_closer(last)]
     # the usual view draws dice under ~4% of the frame up to 1.7 times too big: the closer
-    # look measures them (it is not used for reading such frames unless clearly needed)
+    # look measures them (it is not used for reading such frames unless clearly needed).
+    # Only for dice read that small: larger ones it splits (rendered d6s of 50-80 px in a
+    # 640-px frame boxed 22-48 px), and its specks and pips said they were small
+    closer: list[float] = []
+    if widths and np.median(widths) < CLOSER_SHARE * w:
+        closer = closer_widths([d.box for d in result.dice], reader.finder.find_closer(last))
     die_px = None
     if widths:
         die_px = float(min(np.median(widths), np.median(closer) if closer else np.inf))
-    advice: list[str] = []
     if brightest < DIM:
         advice.append(f"the picture is dim (its brightest parts {brightest:.0f} of 255): "
                       "add light over the tray or raise the camera's exposure")  # fmt: skip

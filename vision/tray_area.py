@@ -50,6 +50,12 @@ def _crossing(points: Sequence[tuple[float, float]]) -> tuple[int, int] | None:
     def turn(a: tuple[float, float], b: tuple[float, float], c: tuple[float, float]) -> float:
         return (b[0] - a[0]) * (c[1] - a[1]) - (b[1] - a[1]) * (c[0] - a[0])
 
+    def on(p: tuple[float, float], a: tuple[float, float], b: tuple[float, float]) -> bool:
+        """``p`` lies on side a-b, not at its ends (a corner clicked twice is no crossing)."""
+        return (abs(turn(a, b, p)) <= 1e-12 and p != a and p != b
+                and min(a[0], b[0]) <= p[0] <= max(a[0], b[0])
+                and min(a[1], b[1]) <= p[1] <= max(a[1], b[1]))  # fmt: skip
+
     n = len(points)
     sides = [(points[k], points[(k + 1) % n]) for k in range(n)]
     for i in range(n):
@@ -58,6 +64,9 @@ def _crossing(points: Sequence[tuple[float, float]]) -> tuple[int, int] | None:
                 continue  # the first and last sides meet at corner 1
             (a, b), (c, d) = sides[i], sides[j]
             if turn(a, b, c) * turn(a, b, d) < 0 and turn(c, d, a) * turn(c, d, b) < 0:
+                return i + 1, j + 1
+            # a bow tie whose sides cross at a corner: its share is not its inside's
+            if on(c, a, b) or on(d, a, b) or on(a, c, d) or on(b, c, d):
                 return i + 1, j + 1
     return None
 
@@ -164,6 +173,20 @@ def on_tray(found: Sequence[F], area: TrayArea | None, w: int, h: int) -> list[F
         return list(found)
     mask = area.mask(w, h)
     return [f for f in found if share_inside(f.box, mask) >= OUTSIDE]
+
+
+class _Finder(Protocol):
+    def find(self, image: np.ndarray) -> Sequence[Any]: ...
+
+
+def dice_on_empty_tray(
+    finder: _Finder, image: np.ndarray, area: TrayArea | None = None
+) -> list[Any]:
+    """The dice ``finder`` sees on ``image`` taken as the empty tray (within ``area``), by
+    the network alone: there is no older picture to compare with.  A die in that picture
+    would hide every die thrown there: the server refuses such a picture, `vision check`
+    says to take it again."""
+    return on_tray(finder.find(image), area, image.shape[1], image.shape[0])
 
 
 def within(result: ThrowReading, area: TrayArea | None, w: int, h: int) -> ThrowReading:

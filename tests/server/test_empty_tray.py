@@ -155,3 +155,42 @@ def test_the_camera_says_once_when_the_light_has_moved_since_the_picture(tmp_pat
         assert len(told) == 1, told  # once per picture, not on every throw
         assert told[0].startswith("the light on the tray has changed since the empty-tray")
         assert "take the picture again" in told[0]
+
+
+def test_a_full_disk_answers_507_and_keeps_the_picture_in_use(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Taking the empty tray on a full disk was a bare 500."""
+    import errno
+
+    from dicebridge import files
+
+    def full(part: Path, data: bytes, mode: int) -> None:
+        raise OSError(errno.ENOSPC, "No space left on device")
+
+    admin = AdminPin(tmp_path)
+    admin.set("2468")
+    trays = EmptyTrayStore(tmp_path)
+    first, second = (
+        render_throw(ThrowSpec(dice=("d6",)), np.random.default_rng(seed)).empty_tray
+        for seed in (4, 5)
+    )
+    with Ledger(tmp_path) as ledger:
+        table = Table(ledger)
+        camera = CameraSource("camera", Replay([]), DiceReader(), table, trays=trays)
+        app = create_app(table, admin, trays=trays, camera=camera)
+        with TestClient(app, raise_server_exceptions=False) as client:
+            assert not np.array_equal(first, second)
+            camera.read_throw(first)
+            assert client.post("/api/empty-tray", json={}, headers=PIN).status_code == 201
+            camera.read_throw(second)
+            monkeypatch.setattr(files, "write_part", full)
+            reply = client.post("/api/empty-tray", json={}, headers=PIN)
+            assert reply.status_code == 507, reply.text
+            assert reply.json()["detail"] == (
+                "the disk is full (No space left on device): the empty tray is not taken, "
+                "and the picture in use is kept; free some space"
+            )
+            monkeypatch.undo()
+    kept = cv2.imread(str(tmp_path / "empty-tray.png"))
+    assert kept is not None and np.array_equal(kept, first)

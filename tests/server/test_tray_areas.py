@@ -59,6 +59,9 @@ def test_corners_that_make_no_tray_are_refused_and_the_area_in_use_kept(tmp_path
             ([[0, 0], [1, 0], [1, 2]], "corner 3 of the tray area is [1.0, 2.0]"),
             ([[0.5, 0.5], [0.51, 0.5], [0.5, 0.51]], "covers 0.0% of the picture"),
             ([[0, 0], [1, 0], [0.2, 1], [1, 1]], "sides 2 and 4 cross"),  # corners out of order
+            # bow ties crossing at a corner: was 200 (share 0.2, its mask 50%), and "covers 0.0%"
+            ([[0, 0], [1, 1], [1, 0], [0.3, 0.3], [0, 1]], "sides 1 and 3 cross"),
+            ([[0.1, 0.1], [0.9, 0.9], [0.9, 0.1], [0.5, 0.5], [0.1, 0.9]], "sides 1 and 3 cross"),
             ([[True, 0.9], [1, 0], [1, 1]], "valid number"),  # true is no share of the picture
             ([["0.5", 0.9], [1, 0], [1, 1]], "valid number"),
             ([[10**400, 0.9], [1, 0], [1, 1]], "a number that large is none"),  # was a 500
@@ -225,3 +228,88 @@ def test_the_area_follows_a_camera_turned_over_the_burks_tower(tmp_path: Path) -
     areas.mark(tray, turned)
     assert areas.in_picture(turned) == (areas.current(), 0.0, False)
     assert areas.in_picture(read_image(images / "D20_A_9.jpg")).moved > 50
+
+
+def test_a_full_disk_answers_507_and_keeps_the_area_and_its_picture(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Marking on a full disk was a bare 500, and the old area's picture was already gone:
+    the area in use no longer moved with a knocked camera."""
+    import errno
+
+    import cv2
+    import numpy as np
+
+    from dicebridge import files
+    from server.camera import CameraSource
+    from vision.frames import Replay
+    from vision.reader import DiceReader
+    from vision.render import ThrowSpec, render_throw
+
+    def full(part: Path, data: bytes, mode: int) -> None:
+        raise OSError(errno.ENOSPC, "No space left on device")
+
+    def refused(part: Path, data: bytes, mode: int) -> None:
+        raise OSError(errno.EACCES, "Permission denied")
+
+    admin = AdminPin(tmp_path)
+    admin.set("2468")
+    throw = render_throw(ThrowSpec(dice=("d6",) * 2), np.random.default_rng(3))
+    areas = TrayAreaStore(tmp_path)
+    right = [[0.5, 0], [1, 0], [1, 1], [0.5, 1]]
+    with Ledger(tmp_path) as ledger:
+        table = Table(ledger)
+        camera = CameraSource("camera", Replay([]), DiceReader(), table, areas=areas)
+        app = create_app(table, admin, camera=camera, areas=areas)
+        with TestClient(app, raise_server_exceptions=False) as client:
+            table.set_preview("camera", b"", throw.empty_tray)
+            assert client.put("/api/tray-area", json={"points": LEFT}, headers=PIN).is_success
+            table.set_preview("camera", b"", throw.image)  # a later frame
+            before = sorted(p.name for p in tmp_path.iterdir())
+            for fail, status, said in (
+                (full, 507, "the disk is full (No space left on device): "),
+                (refused, 500, "the tray area cannot be written (Permission denied): "),
+            ):
+                monkeypatch.setattr(files, "write_part", fail)
+                reply = client.put("/api/tray-area", json={"points": right}, headers=PIN)
+                assert reply.status_code == status, reply.text
+                detail = reply.json()["detail"]
+                assert detail.startswith(said), detail
+                assert "the tray area is not marked, and the area in use is kept" in detail
+                assert client.get("/api/tray-area").json()["points"] == LEFT
+                kept = cv2.imread(str(areas.picture_path))  # still follows the camera by it
+                assert kept is not None and np.array_equal(kept, throw.empty_tray)
+                assert sorted(p.name for p in tmp_path.iterdir()) == before  # nothing half
+            monkeypatch.undo()
+            again = client.put("/api/tray-area", json={"points": right}, headers=PIN)
+            assert again.status_code == 200 and again.json()["points"] == right
+            kept = cv2.imread(str(areas.picture_path))
+            assert kept is not None and np.array_equal(kept, throw.image)
+
+
+def test_an_empty_tray_picture_of_another_size_is_not_suggested_from(tmp_path: Path) -> None:
+    """The camera does not use an empty-tray picture of another size than its frames, but
+    the suggested area was found in it (another view: its corners wrong for the camera)."""
+    import cv2
+
+    from server.camera import CameraSource
+    from server.empty_tray import EmptyTrayStore
+    from tests.vision.test_tray_area import _tray_on_a_table
+    from vision.frames import Replay
+    from vision.reader import DiceReader
+
+    view, (x0, y0, x1, y1) = _tray_on_a_table(8)
+    photo = tmp_path / "tray.png"
+    cv2.imwrite(str(photo), view[:, : view.shape[1] // 2])  # another view of the table
+    trays, areas = EmptyTrayStore(tmp_path, photo), TrayAreaStore(tmp_path)
+    with Ledger(tmp_path) as ledger:
+        table = Table(ledger)
+        camera = CameraSource("camera", Replay([]), DiceReader(), table, trays=trays, areas=areas)
+        camera.read_throw(view)
+        with TestClient(create_app(table, trays=trays, camera=camera, areas=areas)) as client:
+            found = client.get("/api/tray-area/suggested").json()
+    assert found["from"] == "the camera's last settled throw" and found["points"], found
+    xs = [x for x, _ in found["points"]]
+    ys = [y for _, y in found["points"]]
+    assert abs(min(xs) - x0) < 0.02 and abs(max(xs) - x1) < 0.02, found
+    assert abs(min(ys) - y0) < 0.02 and abs(max(ys) - y1) < 0.02, found
