@@ -4,8 +4,10 @@ camera's settled throws, let the appliance group them by face, name the groups, 
 
 from __future__ import annotations
 
+import contextlib
 import threading
 from collections import Counter
+from collections.abc import Iterator
 from pathlib import Path
 
 import cv2
@@ -27,6 +29,18 @@ from vision.render import PALETTE, ThrowSpec, render_throw
 from vision.teach import DieSet
 
 PIN = {"X-Admin-PIN": "3579"}
+
+
+@contextlib.contextmanager
+def _admin(tmp_path: Path) -> Iterator[tuple[TestClient, DieSetStore]]:
+    """The API over a real data folder (its admin PIN: PIN), and the folder's die sets."""
+    AdminPin(tmp_path).set("3579")
+    store = DieSetStore(tmp_path)
+    collector = FaceCollector(tmp_path, store)
+    with Ledger(tmp_path) as ledger:
+        app = create_app(Table(ledger), AdminPin(tmp_path), store, collector=collector)
+        with TestClient(app) as client:
+            yield client, store
 
 
 def test_a_d5_is_taught_from_grouped_throws_and_then_read(tmp_path: Path) -> None:
@@ -232,56 +246,46 @@ def test_groups_made_again_are_not_taught_by_the_old_numbers(tmp_path: Path) -> 
     pictures, Group was pressed again (another tab), and teach with the owner's names put 4 of
     5 faces wrong (201).  Each grouping has an id, sent back with the names."""
     truth = _collected(tmp_path, "x", [(v, "d5") for v in [1, 2, 3, 4, 5] * 2 + [1]])
-    AdminPin(tmp_path).set("3579")
-    store = DieSetStore(tmp_path)
-    collector = FaceCollector(tmp_path, store)
     folder = tmp_path / "collect" / "x"
-    with Ledger(tmp_path) as ledger:
-        app = create_app(Table(ledger), AdminPin(tmp_path), store, collector=collector)
-        with TestClient(app) as client:
-            grouped = client.post("/api/diesets/x/groups", headers=PIN)
-            assert grouped.status_code == 200, grouped.text
-            seen = grouped.json()["grouping"]
-            named = {g: int(f[0].split(":")[1]) for g, f in _shows(folder, truth).items()}
-            rng = np.random.default_rng(5)
-            for i in range(11, 14):  # kept while the owner named the groups: 4 comes up thrice
-                write_image(folder / f"{i:03d}.png", _crop(rng, 4))
-                truth[(folder / f"{i:03d}.png").read_bytes()] = "d5:4"
-            assert client.get("/api/diesets/x/collect").json()["grouping"] == seen  # not
-            # grouped again: the groups named are the groups there
-            again = client.post("/api/diesets/x/groups", headers=PIN).json()  # another tab
-            assert again["grouping"] != seen and again["pictures"] == 14
-            old = {"values": named, "grouping": seen}
-            refused = client.post("/api/diesets/x/groups/teach", json=old, headers=PIN)
-            assert refused.status_code == 409, refused.text
-            assert "regrouped since: look at the groups again" in refused.json()["detail"]
-            assert not (store.path("x") / "dieset.json").exists()  # nothing taught
-            named = {g: int(f[0].split(":")[1]) for g, f in _shows(folder, truth).items()}
-            new = {"values": named, "grouping": again["grouping"]}
-            taught = client.post("/api/diesets/x/groups/teach", json=new, headers=PIN)
-            assert taught.status_code == 201 and taught.json()["taught"] == [1, 2, 3, 4, 5]
+    with _admin(tmp_path) as (client, store):
+        grouped = client.post("/api/diesets/x/groups", headers=PIN)
+        assert grouped.status_code == 200, grouped.text
+        seen = grouped.json()["grouping"]
+        named = {g: int(f[0].split(":")[1]) for g, f in _shows(folder, truth).items()}
+        rng = np.random.default_rng(5)
+        for i in range(11, 14):  # kept while the owner named the groups: 4 comes up thrice
+            write_image(folder / f"{i:03d}.png", _crop(rng, 4))
+            truth[(folder / f"{i:03d}.png").read_bytes()] = "d5:4"
+        assert client.get("/api/diesets/x/collect").json()["grouping"] == seen  # not
+        # grouped again: the groups named are the groups there
+        again = client.post("/api/diesets/x/groups", headers=PIN).json()  # another tab
+        assert again["grouping"] != seen and again["pictures"] == 14
+        old = {"values": named, "grouping": seen}
+        refused = client.post("/api/diesets/x/groups/teach", json=old, headers=PIN)
+        assert refused.status_code == 409, refused.text
+        assert "regrouped since: look at the groups again" in refused.json()["detail"]
+        assert not (store.path("x") / "dieset.json").exists()  # nothing taught
+        named = {g: int(f[0].split(":")[1]) for g, f in _shows(folder, truth).items()}
+        new = {"values": named, "grouping": again["grouping"]}
+        taught = client.post("/api/diesets/x/groups/teach", json=new, headers=PIN)
+        assert taught.status_code == 201 and taught.json()["taught"] == [1, 2, 3, 4, 5]
 
 
 def test_teach_says_which_group_holds_another_die(tmp_path: Path) -> None:
     """A d20 among a d5's pictures grouped alone, and named by mistake: the set is taught,
     and the answer says which group to check (DieSet.teach's warning had been dropped)."""
     truth = _collected(tmp_path, "x", [(v, "d5") for v in [1, 2, 3, 4, 5] * 3] + [(7, "d20")])
-    AdminPin(tmp_path).set("3579")
-    store = DieSetStore(tmp_path)
-    collector = FaceCollector(tmp_path, store)
-    with Ledger(tmp_path) as ledger:
-        app = create_app(Table(ledger), AdminPin(tmp_path), store, collector=collector)
-        with TestClient(app) as client:
-            grouping = client.post("/api/diesets/x/groups", headers=PIN).json()["grouping"]
-            shows = _shows(tmp_path / "collect" / "x", truth)
-            (d20,) = [g for g, f in shows.items() if f == ["d20:7"]]
-            values = {g: int(f[0].split(":")[1]) for g, f in shows.items() if g != d20}
-            values[d20] = 5  # the owner took the d20's picture for a 5
-            named = {"values": values, "grouping": grouping}
-            taught = client.post("/api/diesets/x/groups/teach", json=named, headers=PIN)
-            assert taught.status_code == 201, taught.text
-            (warning,) = taught.json()["warnings"]
-            assert warning.startswith(f"check group {d20} (000.png): face 5 is taught, but its")
+    with _admin(tmp_path) as (client, _):
+        grouping = client.post("/api/diesets/x/groups", headers=PIN).json()["grouping"]
+        shows = _shows(tmp_path / "collect" / "x", truth)
+        (d20,) = [g for g, f in shows.items() if f == ["d20:7"]]
+        values = {g: int(f[0].split(":")[1]) for g, f in shows.items() if g != d20}
+        values[d20] = 5  # the owner took the d20's picture for a 5
+        named = {"values": values, "grouping": grouping}
+        taught = client.post("/api/diesets/x/groups/teach", json=named, headers=PIN)
+        assert taught.status_code == 201, taught.text
+        (warning,) = taught.json()["warnings"]
+        assert warning.startswith(f"check group {d20} (000.png): face 5 is taught, but its")
 
 
 def test_a_picture_removed_by_hand_is_not_written_over(tmp_path: Path) -> None:
@@ -328,17 +332,12 @@ def test_a_folder_made_by_hand_among_the_groups_and_a_group_named_twice(tmp_path
     write_image(folder / "group-01" / "000.png", read_image(tmp_path / "collect/x/000.png"))
     (folder / "group-extra").mkdir()
     assert list(truth.values()) == ["d5:1"]
-    AdminPin(tmp_path).set("3579")
-    store = DieSetStore(tmp_path)
-    collector = FaceCollector(tmp_path, store)
-    with Ledger(tmp_path) as ledger:
-        app = create_app(Table(ledger), AdminPin(tmp_path), store, collector=collector)
-        with TestClient(app) as client:
-            shown = client.get("/api/diesets/x/collect")
-            assert shown.status_code == 200, shown.text
-            assert shown.json()["groups"] == [{"group": 1, "pictures": 1}]
-            twice = {"values": {"1": 1, "01": 2}, "grouping": shown.json()["grouping"]}
-            refused = client.post("/api/diesets/x/groups/teach", json=twice, headers=PIN)
-            assert refused.status_code == 422
-            assert "group 1 is named twice ('1' and '01')" in refused.text
-            assert not (store.path("x") / "dieset.json").exists()
+    with _admin(tmp_path) as (client, store):
+        shown = client.get("/api/diesets/x/collect")
+        assert shown.status_code == 200, shown.text
+        assert shown.json()["groups"] == [{"group": 1, "pictures": 1}]
+        twice = {"values": {"1": 1, "01": 2}, "grouping": shown.json()["grouping"]}
+        refused = client.post("/api/diesets/x/groups/teach", json=twice, headers=PIN)
+        assert refused.status_code == 422
+        assert "group 1 is named twice ('1' and '01')" in refused.text
+        assert not (store.path("x") / "dieset.json").exists()

@@ -4,6 +4,7 @@ restarts in the data folder, or given in the settings (a real data folder, the r
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 import pytest
 from fastapi.testclient import TestClient
@@ -21,6 +22,16 @@ from vision.tray_area import TrayArea
 
 PIN = {"X-Admin-PIN": "2468"}
 LEFT = [[0, 0], [0.5, 0], [0.5, 1], [0, 1]]
+
+
+def _bounds_near(found: dict[str, Any], box: tuple[float, float, float, float]) -> None:
+    """The suggested area's corners span ``box`` (shares of the picture), each side within
+    2% of the picture."""
+    xs = [x for x, _ in found["points"]]
+    ys = [y for _, y in found["points"]]
+    x0, y0, x1, y1 = box
+    assert abs(min(xs) - x0) < 0.02 and abs(max(xs) - x1) < 0.02, found
+    assert abs(min(ys) - y0) < 0.02 and abs(max(ys) - y1) < 0.02, found
 
 
 def test_the_area_is_marked_only_with_the_pin_and_kept_across_restarts(tmp_path: Path) -> None:
@@ -146,10 +157,7 @@ def test_the_tray_is_found_in_the_empty_tray_picture_else_the_last_throw(tmp_pat
         with TestClient(create_app(table, trays=trays, areas=areas)) as client:
             found = client.get("/api/tray-area/suggested").json()
             assert found["from"] == "the empty-tray picture" and found["points"], found
-            xs = [x for x, _ in found["points"]]
-            ys = [y for _, y in found["points"]]
-            assert abs(min(xs) - x0) < 0.02 and abs(max(xs) - x1) < 0.02, found
-            assert abs(min(ys) - y0) < 0.02 and abs(max(ys) - y1) < 0.02, found
+            _bounds_near(found, (x0, y0, x1, y1))
             assert areas.current() is None  # suggested, not saved
         whole = render_throw(ThrowSpec(dice=("d6",) * 2), np.random.default_rng(6)).image
         camera = CameraSource("camera", Replay([]), DiceReader(), table, areas=areas)
@@ -309,7 +317,4 @@ def test_an_empty_tray_picture_of_another_size_is_not_suggested_from(tmp_path: P
         with TestClient(create_app(table, trays=trays, camera=camera, areas=areas)) as client:
             found = client.get("/api/tray-area/suggested").json()
     assert found["from"] == "the camera's last settled throw" and found["points"], found
-    xs = [x for x, _ in found["points"]]
-    ys = [y for _, y in found["points"]]
-    assert abs(min(xs) - x0) < 0.02 and abs(max(xs) - x1) < 0.02, found
-    assert abs(min(ys) - y0) < 0.02 and abs(max(ys) - y1) < 0.02, found
+    _bounds_near(found, (x0, y0, x1, y1))
