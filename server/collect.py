@@ -254,11 +254,7 @@ def _unlike(kept: list[Path], region: np.ndarray, die: str) -> str:
     for png in kept:
         if (seen := decode_file(png)) is not None:
             probe.teach(face, seen)
-    note = probe.teach(face, region) if probe.crops else ""
-    if not note:
-        return ""
-    said = re.search(r"but (its .*?) the \d+ faces? taught before", note)
-    return said.group(1) if said else "it looks unlike"  # DieSet.unlike's words, for pictures
+    return probe.unlike_crop(region)
 
 
 def _groups(path: Path) -> list[Path]:

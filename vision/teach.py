@@ -377,14 +377,25 @@ class DieSet:
         "not of the set" or "not the set's shape").  One die of another set, taught by mistake,
         widens what the set takes for its own colour and shape."""
         taught = [t for t in self._taught if t.body.mask is not None]
+        how = self._unlike_how(seen)
+        plural = "s" if len(taught) > 1 else ""
+        return f"{how} the {len(taught)} face{plural} taught before" if how else ""
+
+    def unlike_crop(self, crop: np.ndarray) -> str:
+        """How the die in ``crop`` (cut as :meth:`region` cuts one) differs from the faces
+        taught so far: "its colour is not that of", "its outline is not the shape of", or ""
+        where it does not (as :meth:`unlike`, for a die not taught)."""
+        return self._unlike_how(self._seen(0, crop))
+
+    def _unlike_how(self, seen: _Taught) -> str:
+        taught = [t for t in self._taught if t.body.mask is not None]
         if seen.body.mask is None or not taught:
             return ""
-        before = f"the {len(taught)} face{'s' if len(taught) > 1 else ''} taught before"
         colours = np.array([body_colour(t.region, t.body) for t in taught])
         if colour_gap(body_colour(seen.region, seen.body), colours) > FOREIGN:
-            return f"its colour is not that of {before}"
+            return "its colour is not that of"
         if _off_shape(_shape_of(seen.body), _shapes_of(taught)):
-            return f"its outline is not the shape of {before}"
+            return "its outline is not the shape of"
         return ""
 
     def aside_note(self) -> str:
