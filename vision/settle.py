@@ -111,13 +111,11 @@ class SettleDetector:
         share, moved = self._changed(now, anchor, inside)
         if not moved:
             return share, moved
-        was = anchor[inside] if inside is not None else anchor.ravel()
-        ref = now[inside] if inside is not None else now.ravel()
-        spread = float(was.var())
-        gain = float(np.mean((was - was.mean()) * (ref - ref.mean()))) / spread if spread else 1.0
-        if not 0.5 <= gain <= 2.0:  # not the light: the picture changed
+        was = anchor[inside] if inside is not None else anchor
+        fitted = light_fit(was, now[inside] if inside is not None else now)
+        if fitted is None:  # not the light: the picture changed
             return share, moved
-        offset = float(ref.mean()) - gain * float(was.mean())
+        gain, offset = fitted
         relit = np.rint(anchor * gain + offset).astype(np.int16)
         return self._changed(now, relit, inside)
 
@@ -164,6 +162,20 @@ class SettleDetector:
         self._armed = True
 
 
+def light_fit(was: np.ndarray, now: np.ndarray) -> tuple[float, float] | None:
+    """The gain and offset that best turn ``was`` into ``now`` (least squares), or None
+    when the gain lies outside 0.5-2.0: no lamp or exposure change does that, something
+    else lies there.  A flat ``was`` has no gain to fit: 1, the offset its mean change."""
+    before = was.astype(np.float64).ravel()
+    after = now.astype(np.float64).ravel()
+    spread = float(before.var())
+    shared = float(np.mean((before - before.mean()) * (after - after.mean())))
+    gain = shared / spread if spread else 1.0
+    if not 0.5 <= gain <= 2.0:
+        return None
+    return gain, float(after.mean()) - gain * float(before.mean())
+
+
 def lies_unmoved(
     before: np.ndarray, after: np.ndarray, box: tuple[float, float, float, float]
 ) -> bool:
@@ -185,10 +197,10 @@ def lies_unmoved(
         return np.asarray(cv2.GaussianBlur(part.astype(np.float32), (0, 0), 1.0))
 
     was, now = grey(before), grey(after)
-    fit = np.stack([was.ravel(), np.ones(was.size, np.float32)], axis=1)
-    (gain, offset), *_ = np.linalg.lstsq(fit, now.ravel(), rcond=None)
-    if not 0.5 <= gain <= 2.0:  # not a change of light: something else lies there
+    fitted = light_fit(was, now)
+    if fitted is None:  # not a change of light: something else lies there
         return False
+    gain, offset = fitted
     # changed: brighter or darker than every pixel within one of it was, so a shift under a
     # pixel (a nudge of the camera not quite taken out) changes nothing, a die moved does
     reach = np.ones((3, 3), np.uint8)

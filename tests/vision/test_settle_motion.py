@@ -11,7 +11,7 @@ import pytest
 
 from vision.frames import Frame
 from vision.render import RenderedThrow, ThrowSpec, render_settling, render_throw
-from vision.settle import STALLED_FPS, SettleDetector, SettleState
+from vision.settle import STALLED_FPS, SettleDetector, SettleState, light_fit
 
 
 def _sliding(throw: RenderedThrow, step: float, moving: int, still: int) -> list[np.ndarray]:
@@ -116,3 +116,14 @@ def test_a_wait_that_is_no_number_is_refused() -> None:
     for wait in (float("nan"), -0.1):
         with pytest.raises(ValueError, match="still_seconds must be 0 or more"):
             SettleDetector(wait)
+
+
+def test_a_change_of_light_is_fitted_as_gain_and_offset_and_anything_else_is_not() -> None:
+    rng = np.random.default_rng(3)
+    was = rng.integers(40, 200, (30, 30)).astype(np.float32)
+    gain, offset = light_fit(was, was * 1.3 - 12) or (0.0, 0.0)
+    assert gain == pytest.approx(1.3) and offset == pytest.approx(-12, abs=1e-6)
+    assert light_fit(was, was * 3.0) is None  # no lamp triples the tray: something else
+    assert light_fit(was, 250 - was) is None  # a picture turned negative: not the light
+    flat = np.full((30, 30), 90, np.uint8)  # a flat reference has no gain to fit
+    assert light_fit(flat, flat + 7) == (1.0, pytest.approx(7))
