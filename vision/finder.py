@@ -32,6 +32,8 @@ PIP_BOXES = 1.5  # where the first finder's dice are small in the view on a colo
 # the felt finder's are taken only if this many times as large: the first boxed their pips
 # (yellow dice on yellow felt: 1.7-2.1 times; small dice in a wide view, sent there by a
 # find off the dice: 1.22)
+CROWDED = 16.0  # dice under this many px of INPUT whose boxes overlap (OVERLAP) may be boxed
+OVERLAP = 0.25  # too large (touching dice at the network's smallest boxes): look closer too
 DIE_SIZED = 0.6  # finds at least this share of the surest one's side say how large the
 # frame's dice are (SMALL)
 CHANGED = 0.15  # a find's middle must differ from the empty tray this much (|log ratio|),
@@ -210,7 +212,7 @@ class DieFinder:
         """``found`` (the finds of one network in the usual view; ``felt``: the felt
         finder's) looked at again closer where the dice are small in the view, or
         (``pips``) farther where large."""
-        if self._small(found, image):
+        if self._small(found, image) or self._crowded(found, image):
             # small dice: the boxes may be at the network's smallest (11-14 px of its 256),
             # up to 1.7 times the die.  Looked at twice as large, they fit; those finds are
             # taken when they are clearly smaller (dice merely small keep their first finds:
@@ -230,6 +232,16 @@ class DieFinder:
         if not found or self.small is None:
             return False
         return _dice_side(found, image) < self.small
+
+    def _crowded(self, found: list[Found], image: np.ndarray) -> bool:
+        """Whether dice a little over ``small`` overlap: two touching dice far smaller than
+        the network's smallest box are boxed large and between them (a 1920 × 1080 frame's
+        60-px dice: boxes of 120 px holding two dice, the next die's find put out by one),
+        which makes them look larger than ``small`` too."""
+        if self.small is None or len(found) < 2:
+            return False
+        sized = _die_sized(found)
+        return _dice_side(found, image) < CROWDED and _most_overlap(sized) >= OVERLAP
 
     def find_farther(
         self, image: np.ndarray, found: list[Found], felt: bool = False
@@ -291,6 +303,22 @@ def _die_sized(found: list[Found]) -> list[Found]:
     best = max(found, key=lambda f: f.score)
     least = DIE_SIZED * (best.box[2] - best.box[0])
     return [f for f in found if f.box[2] - f.box[0] >= least]
+
+
+def _most_overlap(found: list[Found]) -> float:
+    """The largest intersection over union of two of ``found``'s boxes."""
+    if len(found) < 2:
+        return 0.0
+    boxes = np.array([f.box for f in found], dtype=np.float64)
+    x0 = np.maximum(boxes[:, None, 0], boxes[None, :, 0])
+    y0 = np.maximum(boxes[:, None, 1], boxes[None, :, 1])
+    x1 = np.minimum(boxes[:, None, 2], boxes[None, :, 2])
+    y1 = np.minimum(boxes[:, None, 3], boxes[None, :, 3])
+    shared = np.clip(x1 - x0, 0, None) * np.clip(y1 - y0, 0, None)
+    area = (boxes[:, 2] - boxes[:, 0]) * (boxes[:, 3] - boxes[:, 1])
+    union = area[:, None] + area[None, :] - shared
+    np.fill_diagonal(shared, 0.0)
+    return float((shared / np.maximum(union, 1e-9)).max())
 
 
 def _dice_side(found: list[Found], image: np.ndarray) -> float:
