@@ -41,7 +41,7 @@ from vision.crops import crop_die
 from vision.die_shape import outline_shape, shape_gap
 from vision.felt import DARK_FELT
 from vision.pixels import FrameError, as_bgr8, encode_image, read_image
-from vision.teach_body import MARGIN, Body, body_colour, colour_gap, locate
+from vision.teach_body import MARGIN, Body, body_colour, colour_gap, colourless, locate
 from vision.teach_marks import SIDE, VARIANTS, Bank, Marks, Placed, ink_polarity
 
 __all__ = ["DIE_TYPES", "MARGIN", "SIDE", "DieSet", "DieSetError", "FaceMatch", "locate"]
@@ -524,8 +524,9 @@ class DieSet:
         if body is None:
             return FaceMatch(bank.values[0], 0.0, 0.0, 0.0, seen=False)
         outline = body.outline()
-        colour = body_colour(region, body)
-        gap = colour_gap(colour, self._colours)
+        # a picture with no colour at all (a grey camera) cannot tell a die's colour: the
+        # set's own dice, taught in colour, would all be someone else's
+        gap = 0.0 if colourless(region) else colour_gap(body_colour(region, body), self._colours)
         if gap > FOREIGN or (body.untold and gap > UNTOLD_GAP):  # someone else's die, or none
             seen = not body.carved
             return FaceMatch(bank.values[0], 0.0, 0.0, 0.0, seen, outline, foreign=seen)
