@@ -25,9 +25,11 @@ from vision.felt import dark_dice_on_dark_felt
 from vision.finder import Found
 from vision.frames import Frame
 from vision.numbered_finds import camera_slant
+from vision.pixels import as_bgr8
 from vision.reader import DiceReader
 from vision.readings import DieReading
 from vision.settle import MOVED_SHARE, SettleDetector
+from vision.teach_body import colourless
 from vision.teach_sets import DieSets
 from vision.tray_area import dice_on_empty_tray, suggest
 
@@ -167,7 +169,7 @@ def check_camera(
     steadiness to measure: the changes between two throws are no flicker."""
     if not frames:
         raise ValueError("the camera gave no frames to check")
-    last = frames[-1].image
+    last = as_bgr8(frames[-1].image)  # a grey camera's frame too
     h, w = last.shape[:2]
     live = not all(f.still for f in frames)
     span = frames[-1].at - frames[0].at
@@ -243,6 +245,11 @@ def check_camera(
     if said:
         advice.append(said)
     advice += _set_notes(reader, die)
+    if _taught(reader, die) and colourless(last):
+        advice.append("the camera's pictures have no colour: die sets are read by their "
+                      "numerals and outlines alone, so a die of another colour (someone "
+                      "else's, or another set of the same type) is not told from the set's; "
+                      "a colour camera, or the camera's colour mode, tells them apart")  # fmt: skip
     if like_felt := dark_dice_on_dark_felt(last, [d.box for d in result.dice]):
         advice.append(felt_advice(like_felt, result.dice))
     if empty_tray is None and any(d.problem in (OUTLINE_UNSEEN, SPECK_SIZED) for d in result.dice):

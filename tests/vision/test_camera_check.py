@@ -314,3 +314,22 @@ def test_a_camera_that_sees_the_table_round_the_tray_is_told_to_mark_the_tray(
     covers = re.search(r"it covers (\d+)% of the picture", said[0])
     assert covers is not None and 45 <= int(covers.group(1)) <= 50  # the tray: 48%
     assert "Find the tray in the picture" in said[0]
+
+
+def test_a_camera_with_no_colour_is_named_where_a_die_set_is_taught() -> None:
+    """A grey camera's frames (one channel) are checked, not refused; where a die set is
+    taught, the check says that its dice are not told apart by colour, and says nothing of
+    it for a colour camera's frames."""
+    reader = DiceReader()
+    reader.add_dieset(taught_from_renders("d20", 5))
+    spec = ThrowSpec(dice=("d20",) * 3, perspective=0.0, looks=(PALETTE[5],))
+    images = [image for image, _ in render_settling(spec, np.random.default_rng(4), 0, 3)]
+    for grey, named in ((True, True), (False, False)):
+        frames = [cv2.cvtColor(i, cv2.COLOR_BGR2GRAY) for i in images] if grey else images
+        check = check_camera(_frames(frames), reader, "d20")
+        said = [a for a in check.advice if a.startswith("the camera's pictures have no colour")]
+        assert check.dice == 3 and bool(said) == named, check.advice
+    pips = check_camera(
+        _frames([cv2.cvtColor(i, cv2.COLOR_BGR2GRAY) for i in images]), DiceReader()
+    )
+    assert not any("no colour" in a for a in pips.advice)  # pip dice: colour tells nothing
