@@ -526,7 +526,8 @@ class DieSet:
         outline = body.outline()
         # a picture with no colour at all (a grey camera) cannot tell a die's colour: the
         # set's own dice, taught in colour, would all be someone else's
-        gap = 0.0 if colourless(region) else colour_gap(body_colour(region, body), self._colours)
+        grey = colourless(region)
+        gap = 0.0 if grey else colour_gap(body_colour(region, body), self._colours)
         if gap > FOREIGN or (body.untold and gap > UNTOLD_GAP):  # someone else's die, or none
             seen = not body.carved
             return FaceMatch(bank.values[0], 0.0, 0.0, 0.0, seen, outline, foreign=seen)
@@ -552,7 +553,8 @@ class DieSet:
                 both = {v: (s + more.both[v]) / 2 if v in more.both else s for v, s in both.items()}
         value, score, second, sure, runner = _surest(ink, both)
         seen = sure > 0 or not body.carved  # a carved body that matches no face is no die
-        if body.untold and sure < UNTOLD_SURE:
+        if body.untold and (sure < UNTOLD_SURE or grey):
+            # (in grey, no colour tells an untold body from a speck of the tray: never sure)
             sure = min(sure, UNTOLD)
         askew = self._aside_by is not None and UNTOLD < sure < ASIDE_SURE
         if askew:

