@@ -24,14 +24,13 @@ import numpy as np
 
 from mechanics.reading import Reading
 from server.camera_dice import crowded_note, identities
+from server.camera_notices import LEANS_KEPT, SetupNotices
 from server.collect import FaceCollector
 from server.diesets import DieSetStore
 from server.empty_tray import EmptyTrayError, EmptyTrayStore
 from server.table import Table
 from server.tray_areas import TrayAreaStore
 from vision.advice import NUMBERED_UNTAUGHT
-from vision.camera_check import edge_blur, felt_advice, focus_advice, slant_advice
-from vision.felt import dark_dice_on_dark_felt
 from vision.finder import LIGHT_MOVED, light_change
 from vision.frames import LONGEST_READ_S, CameraError, Frame, FrameSource
 from vision.pixels import FrameError, as_bgr8
@@ -43,10 +42,7 @@ from vision.view_change import aligned_tray
 
 PIP_DICE = PIP_KINDS  # the dice the face network reads; numbered dice need a taught set
 UNSTEADY_SECONDS = 30.0  # no still run long enough to settle for this long: said once
-LEANS_KEPT = 12  # numbered dice per die type whose lean the camera keeps (see read_throw)
-BLURS_KEPT = 5  # throws whose dice's edge blur the camera keeps: a focus notice needs all 5
 OFF_TRAY = (230, 130, 20)  # BGR: the outline of a die beyond the tray's area, on the preview
-FELT_KEPT = 3  # throws in a row with dice as dark as their dark felt: a notice to change it
 # a camera opened again that delivers frames this long (by their own stamps) is back for good:
 # the wait before the next reopening starts again at the first backoff.  A webcam that opens
 # and fails on its first reads had been opened again at once, for ever (70,000 times in 2 s)
@@ -129,11 +125,7 @@ class CameraSource:
         # how far the last numbered dice's numerals lay from where flat dice have them, by
         # die type: a camera at a slant moves them all one way, a cocked die its own way
         self._leans: dict[str, deque[tuple[float, float]]] = {}
-        self._told_slant = False
-        self._blurs: deque[float] = deque(maxlen=BLURS_KEPT)  # the last throws' edge blur
-        self._told_focus = False
-        self._felt_throws = 0  # throws in a row with dice as dark as their dark felt
-        self._told_felt = False
+        self._notices = SetupNotices()  # a slant, a focus, a felt, no colour: once a run
         self._told_sets: set[str] = set()  # die sets left out (spoilt on disk) or to check,
         # announced
         self._told_untaught: set[str] = set()  # numbered dice checks wait for, no set taught
@@ -385,6 +377,7 @@ class CameraSource:
         the still tray just before ``image``, to look again at dice left to confirm;
         ``before``: the last throw read, whose dice lying as they lay there are not read
         again (a hand passed over the tray, or a die was taken out and the rest stayed)."""
+        image = as_bgr8(image)  # a grey camera's frame, handed over without _use's conversion
         if self._diesets is not None:  # sets taught on the Devices page count at once
             for said in self._diesets.use_in(self._reader):  # sets left out, sets to check
                 if said not in self._told_sets:  # said once a run (and again if it changes)
@@ -411,9 +404,11 @@ class CameraSource:
         # kept with the throw (below): a throw the ledger refused is read again, and its
         # dice's leans had been counted twice
         read_leans = [d.lean for d in result.dice if d.lean is not None]
-        self._check_slant([*leans, *read_leans][-LEANS_KEPT:])
-        self._check_focus(image, result)
-        self._check_felt(image, result)
+        taught = die in self._reader.diesets
+        for said in self._notices.after_throw(
+            image, result, [*leans, *read_leans][-LEANS_KEPT:], taught
+        ):
+            self._table.source_event(self.name, "notice", {"detail": said})
         self.throws_read += 1  # read (kept or not: a fault is said for it)
         if stored is not None and tray is not None:
             self._check_light(image, stored, tray, area)
@@ -568,44 +563,6 @@ class CameraSource:
                 f"a check waits for {need}s: the camera reads {need}s once a {need} set is "
                 "taught on the Devices page; till then type their faces on the Table page"
             )})  # fmt: skip
-
-    def _check_slant(self, leans: Sequence[tuple[float, float]]) -> None:
-        """Say once a run when the dice read tell that the camera looks at a slant: it
-        costs presses ("may be cocked" asked of flat dice), and mounting it fixes that."""
-        if self._told_slant or len(leans) < LEANS_KEPT:
-            return  # a few dice's numerals are too noisy to tell a slant by
-        _, said = slant_advice(leans)
-        if said:
-            self._told_slant = True
-            self._table.source_event(self.name, "notice", {"detail": said})
-
-    def _check_focus(self, image: np.ndarray, result: ThrowReading) -> None:
-        """Say once a run when the dice of BLURS_KEPT throws in a row are blurred (their
-        median): a camera out of focus reads small numerals as other faces, for sure."""
-        if self._told_focus or not result.dice:
-            return
-        grey = cv2.cvtColor(image, cv2.COLOR_BGR2GRAY)
-        blur = edge_blur(grey, [d.box for d in result.dice])
-        if blur is None:
-            return
-        self._blurs.append(blur)
-        said = focus_advice(float(np.median(self._blurs)))
-        if len(self._blurs) == BLURS_KEPT and said:
-            self._told_focus = True
-            self._table.source_event(self.name, "notice", {"detail": said})
-
-    def _check_felt(self, image: np.ndarray, result: ThrowReading) -> None:
-        """Say once a run when FELT_KEPT throws in a row have dice as dark as their dark
-        felt: most are found (the felt finder), but more are left to confirm or missed than
-        on a felt that stands apart from them (vision/camera_check.py, felt_advice)."""
-        if self._told_felt or not result.dice:
-            return
-        alike = dark_dice_on_dark_felt(image, [d.box for d in result.dice])
-        self._felt_throws = self._felt_throws + 1 if alike else 0
-        if self._felt_throws >= FELT_KEPT:
-            self._told_felt = True
-            detail = felt_advice(alike, result.dice)
-            self._table.source_event(self.name, "notice", {"detail": detail})
 
     def _check_light(
         self, image: np.ndarray, stored: np.ndarray, tray: np.ndarray, area: TrayArea | None

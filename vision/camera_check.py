@@ -103,6 +103,17 @@ def focus_advice(blur: float | None) -> str:
 NUMBERED_DICE = frozenset({"d5", "d10", "d20"})  # read by their numerals (felt_advice)
 
 
+def colour_advice(image: np.ndarray, taught: bool) -> str:
+    """What to say of a camera whose ``image`` has no colour, where a die set is ``taught``
+    (pip dice are read alike in grey): "" where there is nothing to say."""
+    if not taught or not colourless(image):
+        return ""
+    return ("the camera's pictures have no colour: die sets are read by their numerals and "
+            "outlines alone, so a die of another colour (someone else's, or another set of "
+            "the same type) is not told from the set's; a colour camera, or the camera's "
+            "colour mode, tells them apart")  # fmt: skip
+
+
 def felt_advice(alike: int, dice: Sequence[DieReading]) -> str:
     """What to say where ``alike`` of the ``dice`` found are as dark as their dark felt.
     Rendered throws read right: black pip dice on black and dark blue felt 1,467 of 1,680,
@@ -245,11 +256,8 @@ def check_camera(
     if said:
         advice.append(said)
     advice += _set_notes(reader, die)
-    if _taught(reader, die) and colourless(last):
-        advice.append("the camera's pictures have no colour: die sets are read by their "
-                      "numerals and outlines alone, so a die of another colour (someone "
-                      "else's, or another set of the same type) is not told from the set's; "
-                      "a colour camera, or the camera's colour mode, tells them apart")  # fmt: skip
+    if said := colour_advice(last, bool(_taught(reader, die))):
+        advice.append(said)
     if like_felt := dark_dice_on_dark_felt(last, [d.box for d in result.dice]):
         advice.append(felt_advice(like_felt, result.dice))
     if empty_tray is None and any(d.problem in (OUTLINE_UNSEEN, SPECK_SIZED) for d in result.dice):
