@@ -20,6 +20,7 @@ import cv2
 import numpy as np
 
 from vision.advice import OUTLINE_UNSEEN, SPECK_SIZED
+from vision.colour import colourless
 from vision.debris import LONE_MARK
 from vision.felt import dark_dice_on_dark_felt
 from vision.finder import Found
@@ -29,7 +30,6 @@ from vision.pixels import as_bgr8
 from vision.reader import DiceReader
 from vision.readings import DieReading
 from vision.settle import MOVED_SHARE, SettleDetector
-from vision.teach_body import colourless
 from vision.teach_sets import DieSets
 from vision.tray_area import dice_on_empty_tray, suggest
 

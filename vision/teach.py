@@ -37,11 +37,12 @@ import numpy as np
 
 from dicebridge.files import write_whole
 from mechanics.reading import faces_of
+from vision.colour import colourless
 from vision.crops import crop_die
 from vision.die_shape import outline_shape, shape_gap
 from vision.felt import DARK_FELT
 from vision.pixels import FrameError, as_bgr8, encode_image, read_image
-from vision.teach_body import MARGIN, Body, body_colour, colour_gap, colourless, locate
+from vision.teach_body import MARGIN, Body, body_colour, colour_gap, locate
 from vision.teach_marks import SIDE, VARIANTS, Bank, Marks, Placed, ink_polarity
 
 __all__ = ["DIE_TYPES", "MARGIN", "SIDE", "DieSet", "DieSetError", "FaceMatch", "locate"]

@@ -224,19 +224,6 @@ def body_colour(region: np.ndarray, body: Body) -> np.ndarray:
     return np.median(logs[:, [0, 2]] - logs[:, 1:2], axis=0)
 
 
-GREY_SPREAD = 2  # grey levels: a pixel whose channels differ no more than this shows no colour
-GREY_SHARE = 0.005  # a picture with fewer coloured pixels than this share has no colour
-
-
-def colourless(region: np.ndarray) -> bool:
-    """Whether ``region`` shows no colour at all: a grey (one-channel) camera's picture, or
-    one a camera set to black and white made BGR.  A colour camera's noise differs from
-    channel to channel, so even a white die on a grey tray has coloured pixels."""
-    pixels = region[::2, ::2].reshape(-1, 3).astype(np.int16)
-    spread = pixels.max(axis=1) - pixels.min(axis=1)
-    return float(np.count_nonzero(spread > GREY_SPREAD)) < GREY_SHARE * len(spread)
-
-
 def colour_gap(colour: np.ndarray, taught: np.ndarray) -> float:
     """How far ``colour`` lies from the nearest of the ``taught`` ones (rows), allowing a
     gamma change (which scales log-chromaticities by up to GAMMA either way)."""

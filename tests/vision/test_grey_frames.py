@@ -11,9 +11,9 @@ import numpy as np
 import pytest
 
 from vision.advice import FOREIGN
+from vision.colour import colour_name, colourless
 from vision.reader import DiceReader
 from vision.render import PALETTE, ThrowSpec, render_throw
-from vision.teach_body import colourless
 from vision.teach_synthetic import taught_from_renders
 
 
@@ -64,3 +64,17 @@ def test_only_a_picture_with_no_colour_at_all_is_colourless() -> None:
     white = throw.image[y0:y1, x0:x1]
     assert not colourless(white)
     assert colourless(_grey(white, 3))
+
+
+def test_a_die_in_a_grey_picture_is_named_light_or_dark_not_by_a_colour_it_does_not_show() -> None:
+    # a red die is grey in a grey picture: "re-throw the grey d6" would send a person to
+    # look for a grey one
+    throw = render_throw(ThrowSpec(dice=("d6",) * 2, looks=(PALETTE[2],)), np.random.default_rng(5))
+    yellow = render_throw(
+        ThrowSpec(dice=("d6",) * 2, looks=(PALETTE[5],)), np.random.default_rng(5)
+    )
+    for shown, colour, grey in ((throw, "red", "dark"), (yellow, "yellow", "light")):
+        x0, y0, x1, y1 = shown.dice[0].box
+        crop = shown.image[y0:y1, x0:x1]
+        assert colour_name(crop) == colour
+        assert colour_name(_grey(crop, 3)) == grey
