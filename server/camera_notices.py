@@ -15,15 +15,10 @@ from collections.abc import Sequence
 import cv2
 import numpy as np
 
-from vision.camera_check import (
-    colour_advice,
-    edge_blur,
-    felt_advice,
-    focus_advice,
-    slant_advice,
-)
+from vision.camera_check import colour_advice, felt_advice, focus_advice, slant_advice
 from vision.felt import dark_dice_on_dark_felt
 from vision.readings import ThrowReading
+from vision.sharpness import edge_blur
 
 LEANS_KEPT = 12  # numbered dice per die type whose lean the camera keeps (see read_throw)
 BLURS_KEPT = 5  # throws whose dice's edge blur the camera keeps: a focus notice needs all 5

@@ -30,6 +30,7 @@ from vision.pixels import as_bgr8
 from vision.reader import DiceReader
 from vision.readings import DieReading
 from vision.settle import MOVED_SHARE, SettleDetector
+from vision.sharpness import edge_blur
 from vision.teach_sets import DieSets
 from vision.tray_area import dice_on_empty_tray, suggest
 
@@ -51,9 +52,6 @@ BLURRED_PX = 1.6  # the dice's edges blurred over this many pixels (edge_blur) o
 # photos: at most 1.40); a Gaussian blur of sigma 1.0 px 1.3-1.8, of 1.5 px 1.6-2.2, of 2 px
 # 2.0-2.7.  Real numbered dice of 38-76 px blurred by sigma 1.35-1.9 were read wrong for sure
 # (docs/vision.md, "Is the camera set up well?")
-_EDGE_REACH = 4  # pixels each way in which an edge's contrast (its two sides) is measured
-_EDGE_SHARE = 0.03  # the strongest gradients of a die's square: its edges (outline, pips, numerals)
-_EDGE_CONTRAST = 30  # grey levels: an edge fainter than this says little of the blur
 SLOW_FPS = 5.0  # fewer frames a second: settling is slow to see
 
 
@@ -128,29 +126,6 @@ def felt_advice(alike: int, dice: Sequence[DieReading]) -> str:
            "missed (1 in 40 on a lighter felt)")  # fmt: skip
     return (f"{which} as dark as the felt: {how}. Use a felt that stands apart from the "
             "dice: light dice on a dark felt, dark dice on a light one")  # fmt: skip
-
-
-def edge_blur(grey: np.ndarray, boxes: Sequence[tuple[float, float, float, float]]) -> float | None:
-    """How blurred the dice's edges are, in pixels: the median over the dice of each one's
-    strongest edges' contrast over their steepest slope, / sqrt(2 pi) (a step of contrast C
-    blurred by a Gaussian of sigma s rises at most C / (s sqrt(2 pi)) a pixel).  A sharp
-    edge measures about 1 (the pixels' own width); None where no die shows an edge.  Not
-    ``vision.sharpness.sharpness``, which judges one die per pixel of a 64-px view (its size
-    taken out): what a camera's focus blurs is frame pixels, whatever the dice's size."""
-    kernel = np.ones((2 * _EDGE_REACH + 1,) * 2, np.uint8)
-    per_die = []
-    for x0, y0, x1, y1 in boxes:
-        pad = max(_EDGE_REACH, round((x1 - x0) / 6))
-        top, left = max(0, round(y0) - pad), max(0, round(x0) - pad)
-        crop = grey[top : round(y1) + pad, left : round(x1) + pad].astype(np.float32)
-        if min(crop.shape) < 2 * _EDGE_REACH + 2:
-            continue
-        slope = np.hypot(cv2.Sobel(crop, cv2.CV_32F, 1, 0), cv2.Sobel(crop, cv2.CV_32F, 0, 1)) / 8
-        contrast = cv2.dilate(crop, kernel) - cv2.erode(crop, kernel)
-        edges = (slope >= np.quantile(slope, 1 - _EDGE_SHARE)) & (contrast > _EDGE_CONTRAST)
-        if edges.sum() >= 10:
-            per_die.append(float(np.median(contrast[edges] / slope[edges])) / np.sqrt(2 * np.pi))
-    return float(np.median(per_die)) if per_die else None
 
 
 def closer_widths(

@@ -71,7 +71,7 @@ from vision.readings import (
     near,
     square,
 )
-from vision.sharpness import sharpness
+from vision.sharpness import relative_blur, sharpness
 from vision.split_pips import pip_pairs, pips_in_line, unread_partners
 from vision.teach import SIDE, UNTOLD, DieSet, FaceMatch, may_be_cocked
 from vision.teach_sets import DieSets, joined
@@ -94,6 +94,13 @@ NUMERAL_SHARP = 0.18  # a numbered die read surely whose outline is less steep t
 # to 38-76 px and blurred (sigma 0.5-2 px): 25 of 28 sure wrong answers had less, and 67 of 463
 # right ones; in focus (sigma up to 1 px) 10 of 621 right ones, none at 76 px; sharp renders
 # 0.29 and up (docs/vision.md, "Numbered dice small and out of focus")
+NUMERAL_BLUR = {"d20": 2.4}  # ... as is one whose edges are blurred over this many px per 64
+# px of its size (relative_blur; NUMERAL_BLUR_ELSE for the other types): a d20's two digits are
+# finer than one.  Renders read sure and wrong measure 1.2-5.1: d20s 16 of 22 from 2.4 (right
+# ones 11 of 242), d10s 6 of 24 from 3.3 (right ones 6 of 287).  burks shrunk to 38-76 px and
+# perturbed: d20s 6 of 16 wrong from 2.4 (right ones 32 of 1,126, none at 76 px); d10s and
+# numeral d6s none wrong, right ones 5 of 898 from 3.3 (docs/vision.md)
+NUMERAL_BLUR_ELSE = 3.3
 UNCHANGED_SCORE = 0.6  # a numbered die the picture dropped is read where the finder is this
 # sure (rendered felts: finds on dice the picture dropped 0.35-0.95, all but 2 of 42 over
 # 0.6; off dice 0.35-0.38)
@@ -577,7 +584,9 @@ class DiceReader:
         )  # fmt: skip
         if (
             not problem and not cut and value is not None and match.confidence >= self.sure
-            and sharpness(image, box) < NUMERAL_SHARP
+            and (sharpness(image, box) < NUMERAL_SHARP
+                 or (relative_blur(image, box) or 0.0)
+                 >= NUMERAL_BLUR.get(dieset.die, NUMERAL_BLUR_ELSE))
         ):  # fmt: skip
             problem = NUMERAL_BLURRED  # blurred past its strokes, a numeral reads as another
         if (
