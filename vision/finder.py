@@ -33,7 +33,8 @@ PIP_BOXES = 1.5  # where the first finder's dice are small in the view on a colo
 # (yellow dice on yellow felt: 1.7-2.1 times; small dice in a wide view, sent there by a
 # find off the dice: 1.22)
 CROWDED = 16.0  # dice under this many px of INPUT whose boxes overlap (OVERLAP) may be boxed
-OVERLAP = 0.25  # too large (touching dice at the network's smallest boxes): look closer too
+OVERLAP = 0.25  # too large (touching dice boxed as one between them): look closer too,
+CROWDED_MORE = 1.5  # and take those finds when no more than this many times as many (+ 1)
 DIE_SIZED = 0.6  # finds at least this share of the surest one's side say how large the
 # frame's dice are (SMALL)
 CHANGED = 0.15  # a find's middle must differ from the empty tray this much (|log ratio|),
@@ -212,13 +213,17 @@ class DieFinder:
         """``found`` (the finds of one network in the usual view; ``felt``: the felt
         finder's) looked at again closer where the dice are small in the view, or
         (``pips``) farther where large."""
-        if self._small(found, image) or self._crowded(found, image):
+        small = self._small(found, image)
+        if small or self._crowded(found, image):
             # small dice: the boxes may be at the network's smallest (11-14 px of its 256),
             # up to 1.7 times the die.  Looked at twice as large, they fit; those finds are
             # taken when they are clearly smaller (dice merely small keep their first finds:
-            # their crops are what the face network learnt from)
+            # their crops are what the face network learnt from).  Crowded finds are taken
+            # only if about as many: touching dice told apart add a few, a large die's pips
+            # found one by one many (black 2s on black felt: 8 finds, 19 closer)
             closer = self.find_closer(image, felt=felt)
-            if closer and _side(closer, image) < SHRUNK * _dice_side(found, image):
+            fits = closer and _side(closer, image) < SHRUNK * _dice_side(found, image)
+            if fits and (small or len(closer) <= CROWDED_MORE * len(found) + 1):
                 found = closer
         elif pips:
             found = self.find_farther(image, found, felt=felt)
