@@ -56,8 +56,8 @@ def edge_blur(grey: np.ndarray, boxes: Sequence[tuple[float, float, float, float
             continue
         # on the 8-bit pixels (the same figures as on floats, in half the time: it is run
         # for every die read surely by a set, relative_blur)
-        slope = cv2.magnitude(cv2.Sobel(crop, cv2.CV_32F, 1, 0), cv2.Sobel(crop, cv2.CV_32F, 0, 1))
-        slope /= 8
+        gx, gy = cv2.Sobel(crop, cv2.CV_32F, 1, 0), cv2.Sobel(crop, cv2.CV_32F, 0, 1)
+        slope = np.asarray(cv2.magnitude(gx, gy), np.float32) / 8
         contrast = cv2.subtract(cv2.dilate(crop, kernel), cv2.erode(crop, kernel))
         (steep,) = percentiles(slope, (100 * (1 - EDGE_SHARE),))
         edges = (slope >= steep) & (contrast > EDGE_CONTRAST)
