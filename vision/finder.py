@@ -10,6 +10,7 @@ not differ from the tray is dropped (a mark on the felt is not a die).
 
 from __future__ import annotations
 
+import itertools
 import math
 import threading
 from dataclasses import dataclass
@@ -20,6 +21,7 @@ import numpy as np
 
 from vision.faces import ModelError
 from vision.felt import dark_felt, dice_like_felt
+from vision.readings import iou
 from vision.tray_area import TrayArea
 
 INPUT = 256
@@ -312,18 +314,7 @@ def _die_sized(found: list[Found]) -> list[Found]:
 
 def _most_overlap(found: list[Found]) -> float:
     """The largest intersection over union of two of ``found``'s boxes."""
-    if len(found) < 2:
-        return 0.0
-    boxes = np.array([f.box for f in found], dtype=np.float64)
-    x0 = np.maximum(boxes[:, None, 0], boxes[None, :, 0])
-    y0 = np.maximum(boxes[:, None, 1], boxes[None, :, 1])
-    x1 = np.minimum(boxes[:, None, 2], boxes[None, :, 2])
-    y1 = np.minimum(boxes[:, None, 3], boxes[None, :, 3])
-    shared = np.clip(x1 - x0, 0, None) * np.clip(y1 - y0, 0, None)
-    area = (boxes[:, 2] - boxes[:, 0]) * (boxes[:, 3] - boxes[:, 1])
-    union = area[:, None] + area[None, :] - shared
-    np.fill_diagonal(shared, 0.0)
-    return float((shared / np.maximum(union, 1e-9)).max())
+    return max((iou(a.box, b.box) for a, b in itertools.combinations(found, 2)), default=0.0)
 
 
 def _dice_side(found: list[Found], image: np.ndarray) -> float:

@@ -15,6 +15,7 @@ import numpy as np
 
 from vision.advice import LIKELY
 from vision.finder import Found
+from vision.readings import iou, within
 from vision.teach import OFF_TAUGHT, DieSet, FaceMatch
 from vision.teach_sets import DieSets
 
@@ -30,28 +31,6 @@ APART = 0.3  # ... unless, shared out between its cores, each find's share overl
 
 # by less than this share of the smaller one's box: two dice lying edge to edge (rendered
 # pairs: 0.02-0.09; one die found twice: 0.97)
-def _areas(
-    a: tuple[float, float, float, float], b: tuple[float, float, float, float]
-) -> tuple[float, float, float]:
-    """Two boxes' areas and the area they share."""
-    ix = max(0.0, min(a[2], b[2]) - max(a[0], b[0]))
-    iy = max(0.0, min(a[3], b[3]) - max(a[1], b[1]))
-    return (a[2] - a[0]) * (a[3] - a[1]), (b[2] - b[0]) * (b[3] - b[1]), ix * iy
-
-
-def within(a: tuple[float, float, float, float], b: tuple[float, float, float, float]) -> float:
-    """The share of the smaller of two boxes that lies in the other."""
-    area_a, area_b, shared = _areas(a, b)
-    smaller = min(area_a, area_b)
-    return shared / smaller if smaller > 0 else 1.0
-
-
-def iou(a: tuple[float, float, float, float], b: tuple[float, float, float, float]) -> float:
-    area_a, area_b, shared = _areas(a, b)
-    union = area_a + area_b - shared
-    return shared / union if union > 0 else 0.0
-
-
 def telling_lean(match: FaceMatch, cut: bool) -> tuple[float, float] | None:
     """The match's lean where it tells of the camera (camera_slant): a die read at least
     LIKELY and whole (a die cut by the frame's edge has its middle cut too)."""

@@ -56,7 +56,7 @@ from vision.finder import (
     most_changed,
 )
 from vision.frame_rules import asked, parts_left_out, plain_sure, with_dim_guesses
-from vision.numbered_finds import lean_in, one_per_body, taught_way, telling_lean, within
+from vision.numbered_finds import lean_in, one_per_body, taught_way, telling_lean
 from vision.pixels import as_bgr8, brightened, dim_gain
 from vision.plain_faces import unfound_blobs
 from vision.readings import (
@@ -70,6 +70,7 @@ from vision.readings import (
     int_box,
     near,
     square,
+    within,
 )
 from vision.sharpness import relative_blur, sharpness
 from vision.split_pips import pip_pairs, pips_in_line, unread_partners

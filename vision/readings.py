@@ -127,6 +127,28 @@ def near(a: tuple[float, float, float, float], b: tuple[float, float, float, flo
     return a[0] < b[2] + gap and b[0] < a[2] + gap and a[1] < b[3] + gap and b[1] < a[3] + gap
 
 
+def _areas(
+    a: tuple[float, float, float, float], b: tuple[float, float, float, float]
+) -> tuple[float, float, float]:
+    """Two boxes' areas and the area they share."""
+    ix = max(0.0, min(a[2], b[2]) - max(a[0], b[0]))
+    iy = max(0.0, min(a[3], b[3]) - max(a[1], b[1]))
+    return (a[2] - a[0]) * (a[3] - a[1]), (b[2] - b[0]) * (b[3] - b[1]), ix * iy
+
+
+def within(a: tuple[float, float, float, float], b: tuple[float, float, float, float]) -> float:
+    """The share of the smaller of two boxes that lies in the other."""
+    area_a, area_b, shared = _areas(a, b)
+    smaller = min(area_a, area_b)
+    return shared / smaller if smaller > 0 else 1.0
+
+
+def iou(a: tuple[float, float, float, float], b: tuple[float, float, float, float]) -> float:
+    area_a, area_b, shared = _areas(a, b)
+    union = area_a + area_b - shared
+    return shared / union if union > 0 else 0.0
+
+
 def centre(box: tuple[float, float, float, float]) -> tuple[float, float]:
     """The middle of ``box``."""
     return (box[0] + box[2]) / 2, (box[1] + box[3]) / 2

@@ -8,8 +8,8 @@ import cv2
 from tests.vision import needs_photos
 from vision.advice import advice_for
 from vision.datasets import iter_split, read_dataset, shared_photos
-from vision.numbered_finds import iou
 from vision.reader import DiceReader
+from vision.readings import iou
 
 
 def test_the_advice_names_the_second_face_only_when_it_asks_to_confirm() -> None:

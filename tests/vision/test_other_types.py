@@ -16,9 +16,10 @@ from tests.vision import needs_photos, photos_of
 from vision import teach
 from vision.advice import OTHER_SHAPE
 from vision.datasets import read_dataset, shared_photos
-from vision.numbered_finds import SAME_BODY, iou
+from vision.numbered_finds import SAME_BODY
 from vision.perturb import perturb
 from vision.reader import DiceReader
+from vision.readings import iou
 from vision.teach import DieSet
 from vision.tray_area import TrayArea, within
 

@@ -24,11 +24,11 @@ from tests.vision import how_read, needs_photos
 from vision.advice import FOREIGN, LEANING
 from vision.datasets import read_dataset, shared_photos
 from vision.finder import Found
-from vision.numbered_finds import SAME_BODY, camera_slant, iou
+from vision.numbered_finds import SAME_BODY, camera_slant
 from vision.perturb import perturb
 from vision.pixels import FrameError
 from vision.reader import DiceReader
-from vision.readings import holds
+from vision.readings import holds, iou
 from vision.render import PALETTE, ThrowSpec, render_die, render_settling, render_throw
 from vision.teach import DieSet, DieSetError, may_be_cocked
 from vision.teach_synthetic import taught_from_renders

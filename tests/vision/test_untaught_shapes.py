@@ -10,8 +10,8 @@ from collections import Counter
 import numpy as np
 
 from vision.advice import OTHER_SHAPE
-from vision.numbered_finds import iou
 from vision.reader import DiceReader
+from vision.readings import iou
 from vision.render import PALETTE, ThrowSpec, render_throw
 from vision.teach_synthetic import taught_from_renders
 from vision.untaught_shapes import KEPT, STAND_IN, table, untaught_shapes
