@@ -40,8 +40,8 @@ TOLERANCE = np.array([0.12] + [0.075] * (len(HARMONICS) - 1))
 # blurred (179 dice, four seeds): 0-0.19 from their own set, 0.35 or more from the others';
 # read as another type, each was taken for its own type's die (358 of 358) and none for a
 # third; rendered d5s, d10s and d20s through cameras at a slant of 0, 0.15 and 0.3 (284): 3
-# taken for another type, and the renderer's nearly round d10s and its d20s mostly not told
-# apart (docs/vision.md, "Dice of another type, one colour")
+# taken for another type, and the renderer's d10s as throws draw them (nearly round) and its
+# d20s mostly not told apart (docs/vision.md, "Dice of another type, one colour")
 OWN_FAR = 0.25
 NEARER = 0.6
 

@@ -534,7 +534,7 @@ class DiceReader:
         others = [s.shapes for k, s in self.diesets.items() if k != dieset.die]
         # the types no set is taught for: the renderer's outlines stand in (a d20 or a
         # numeral d6 thrown where only the d10 set is taught: vision/untaught_shapes.py)
-        others += untaught_shapes([*self.diesets, dieset.die])
+        others += untaught_shapes(self.diesets, dieset.die)
         return nearer_elsewhere(np.array(match.shape), dieset.shapes, others)
 
     def _looked_again(

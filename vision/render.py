@@ -36,6 +36,7 @@ import numpy as np
 
 from dicebridge.files import write_whole
 from vision.pixels import write_image
+from vision.render_d10 import D10, DRAWN
 from vision.render_faces import (
     ONE_PIP,
     SHAPES,
@@ -214,12 +215,14 @@ def render_die(
     edge_px: int,
     rng: np.random.Generator,
     angle_deg: float = 0.0,
+    d10: D10 = DRAWN,
 ) -> np.ndarray:
-    """One die straight from above on a transparent canvas: BGRA uint8, alpha = die mask."""
+    """One die straight from above on a transparent canvas: BGRA uint8, alpha = die mask; a
+    d10 as ``d10`` draws it (vision/render_d10.py: throws draw DRAWN)."""
     if value not in FACES[die]:
         raise ValueError(f"a {die} has no face {value}")
     pose = Pose((0.0, 0.0), angle_deg, value, int(rng.integers(2**62)))
-    premult, alpha = die_layer(die, look, edge_px * DIE_SS, pose, np.zeros(2), texture=1.0)
+    premult, alpha = die_layer(die, look, edge_px * DIE_SS, pose, np.zeros(2), 1.0, d10)
     out = (premult.shape[1] // DIE_SS, premult.shape[0] // DIE_SS)
     premult = cv2.resize(premult, out, interpolation=cv2.INTER_AREA)
     alpha = cv2.resize(alpha, out, interpolation=cv2.INTER_AREA)

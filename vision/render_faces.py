@@ -16,6 +16,8 @@ from typing import Any, Protocol
 import cv2
 import numpy as np
 
+from vision.render_d10 import D10, DRAWN
+
 MARGIN = 0.12
 DESIGNS = (cv2.FONT_HERSHEY_DUPLEX, cv2.FONT_HERSHEY_SIMPLEX)  # numeral fonts: two designs
 SHIFT = 4  # sub-pixel bits for cv2 polygon drawing
@@ -73,10 +75,7 @@ def _rounded(poly: np.ndarray, radius: float, steps: int = 6) -> np.ndarray:
 
 
 _SQUARE = np.array([[0.0, 0.0], [1.0, 0.0], [1.0, 1.0], [0.0, 1.0]])
-_KITE = np.array([[0.5, 0.04], [0.86, 0.58], [0.5, 0.9], [0.14, 0.58]])
-_KITE_RIM = np.array(
-    [[0.5, -0.08], [1.0, 0.5], [0.84, 0.93], [0.5, 1.06], [0.16, 0.93], [0.0, 0.5]]
-)
+D10_ROUNDING = 0.05  # the d10 outline's corners
 _HEX = _ring(0.5, 0.5, 0.58, 90.0, 6)
 _TRI20 = _ring(0.5, 0.5, 0.4, 90.0, 3)
 _TRI5 = _ring(0.5, 0.58, 0.56, 90.0, 3)
@@ -85,7 +84,7 @@ _TRI5 = _ring(0.5, 0.58, 0.56, 90.0, 3)
 SHAPES: dict[str, tuple[np.ndarray, np.ndarray]] = {
     "d6": (_SQUARE, _rounded(_SQUARE, 0.12)),
     "dF": (_SQUARE, _rounded(_SQUARE, 0.12)),
-    "d10": (_KITE, _rounded(_KITE_RIM, 0.05)),
+    "d10": (DRAWN.top, _rounded(DRAWN.outline, D10_ROUNDING)),
     "d20": (_TRI20, _rounded(_HEX, 0.04)),
     "d5": (_TRI5, _rounded(_TRI5, 0.07)),
 }
@@ -197,13 +196,15 @@ def face_texture(
     marble: Colour | None = None,
     design: int | None = None,
     one_pip: float = ONE_PIP,
+    d10: D10 = DRAWN,
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """The die seen straight from above: colour (BGR uint8), coverage and ink masks (float 0..1).
     ``impossible``: a d6 whose pips make no real face (see :func:`impossible_pips`);
     ``marble``: swirls of this colour through the body (see :func:`marbled`);
     ``design``: the numerals' font, DESIGNS[design] (None: either, at random);
-    ``one_pip``: the radius of a d6's lone pip on its 1 face (a share of the face)."""
-    outline = SHAPES[die][1]
+    ``one_pip``: the radius of a d6's lone pip on its 1 face (a share of the face);
+    ``d10``: how a d10 is drawn (vision/render_d10.py)."""
+    outline = outline_of(die, d10)
     colour = np.zeros((size, size, 3), np.uint8)
     colour[:] = body
     if marble is not None:
@@ -216,13 +217,11 @@ def face_texture(
     either = DESIGNS[0] if rng.random() < 0.5 else DESIGNS[1]  # drawn always: same stream
     font = either if design is None else DESIGNS[design]
     if die == "d10":
-        fill(colour, to_px(_KITE_RIM, size), _shade(body, 0.74))
-        k, r = _KITE, _KITE_RIM
-        fill(colour, to_px([k[0], r[0], r[1], k[1]], size), _shade(body, 0.86))
-        fill(colour, to_px([k[0], k[3], r[5], r[0]], size), _shade(body, 0.66))
-        fill(colour, to_px([k[2], k[1], r[2], r[3]], size), _shade(body, 0.8))
-        fill(colour, to_px(_rounded(_KITE, 0.03), size), body)
-        numeral(ink_mask, str(value), (0.5 * u + MARGIN * u, 0.56 * u + MARGIN * u), 0.24 * u, font)
+        for side, light in d10.sides:
+            fill(colour, to_px(side, size), _shade(body, light))
+        fill(colour, to_px(_rounded(d10.top, 0.03), size), body)
+        (x, y), high = d10.numeral_at, d10.numeral_height
+        numeral(ink_mask, str(value), (x * u + MARGIN * u, y * u + MARGIN * u), high * u, font)
     elif die == "d20":
         fill(colour, to_px(_HEX, size), _shade(body, 0.7))
         for i, shade in enumerate((0.88, 0.8, 0.94)):
@@ -345,10 +344,17 @@ def linear(edge: float, angle: float, squash: tuple[float, float]) -> np.ndarray
     return edge * squeeze @ rot
 
 
-def geometry(die: str, centre: np.ndarray, edge: float, pose: Pose) -> tuple[np.ndarray, ...]:
+def outline_of(die: str, d10: D10 = DRAWN) -> np.ndarray:
+    """The whole die's outline seen from above, unit coordinates (a d10 as ``d10`` draws it)."""
+    return _rounded(d10.outline, D10_ROUNDING) if die == "d10" else SHAPES[die][1]
+
+
+def geometry(
+    die: str, centre: np.ndarray, edge: float, pose: Pose, d10: D10 = DRAWN
+) -> tuple[np.ndarray, ...]:
     """Top face polygon and whole-die outline (incl. visible sides) around ``centre``."""
     lin = linear(edge, pose.angle, pose.squash)
-    top_u, outline_u = SHAPES[die]
+    top_u, outline_u = (d10.top if die == "d10" else SHAPES[die][0]), outline_of(die, d10)
     top = centre + (top_u - 0.5) @ lin.T
     outline = centre + (outline_u - 0.5) @ lin.T
     side = np.array(pose.side)
@@ -359,15 +365,22 @@ def geometry(die: str, centre: np.ndarray, edge: float, pose: Pose) -> tuple[np.
 
 
 def die_layer(
-    die: str, look: Look, edge: float, pose: Pose, frac: np.ndarray, texture: float = 2.0
+    die: str,
+    look: Look,
+    edge: float,
+    pose: Pose,
+    frac: np.ndarray,
+    texture: float = 2.0,
+    d10: D10 = DRAWN,
 ) -> tuple[np.ndarray, np.ndarray]:
-    """Premultiplied colour and alpha of one die on a square canvas centred at ``frac``."""
+    """Premultiplied colour and alpha of one die on a square canvas centred at ``frac`` (a
+    d10 as ``d10`` draws it)."""
     rng = np.random.default_rng(pose.seed)
     side = np.array(pose.side)
     half = math.ceil(0.78 * edge + float(np.hypot(*side)) + 3)
     size = 2 * half
     centre = half + frac
-    top, outline, lin = geometry(die, centre, edge, pose)
+    top, outline, lin = geometry(die, centre, edge, pose, d10)
     premult = np.zeros((size, size, 3), np.float32)
     alpha = np.zeros((size, size), np.float32)
     body = np.array(look.body, np.float32)
@@ -395,7 +408,7 @@ def die_layer(
         ink = look.one_four_ink  # Chinese dice: the 1 and the 4 red
     tex, cover, ink_m = face_texture(
         die, pose.value, look.body, ink, look.numerals, tsize, rng, pose.impossible,
-        look.marble, look.design, look.one_pip,
+        look.marble, look.design, look.one_pip, d10,
     )  # fmt: skip
     tex_f = tex.astype(np.float32)
     a_top = cover * (0.55 + 0.45 * ink_m) if look.translucent else cover

@@ -116,11 +116,12 @@ def test_a_die_of_an_untaught_type_is_asked_where_only_the_expected_set_is_taugh
     burks_reader: DiceReader, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """Each of burks' sets taught alone, the other two types' dice read where it is
-    expected: the renderer's d20 and square d6 outlines stand in for the sets not taught
-    (vision/untaught_shapes.py).  Measured (144 reads, as taken and perturbed): sure 23 →
-    10 (d20s as d10s or numeral d6s 4 → 0, numeral d6s as d10s 12 → 3, d10s as numeral
-    d6s 7 → 7: no rendered d10 stands in, the renderer's being nearly round); each die
-    read where its own type is expected, by its set alone, stays sure and right (72)."""
+    expected: the renderer's d20, square d6 and d10 outlines stand in for the sets not
+    taught (vision/untaught_shapes.py; the d10 worked out from the solid, not where a d20
+    is expected).  Measured (144 reads, as taken and perturbed): sure 23 → 10 (session
+    46: d20s as d10s or numeral d6s 4 → 0, numeral d6s as d10s 12 → 3) → 3 (session 48:
+    d10s as numeral d6s 7 → 0, all 20 asked "not the set's shape"); each die read where
+    its own type is expected, by its set alone, stays sure and right (72)."""
     assert PHOTOS is not None
     folder = PHOTOS / "burks_polyhedral"
     monkeypatch.setattr(teach, "colour_gap", lambda colour, taught: 0.0)  # one colour
@@ -152,5 +153,7 @@ def test_a_die_of_an_untaught_type_is_asked_where_only_the_expected_set_is_taugh
     sure = Counter({(die, expected): n for (die, expected, how), n in told.items()
                     if how == "sure"})  # fmt: skip
     assert sure["d20", "d10"] + sure["d20", "d6_numeral"] == 0, told
+    assert sure["d10", "d6_numeral"] == 0, told
+    assert told["d10", "d6_numeral", OTHER_SHAPE] >= 16, told  # measured: 20 of 20
     assert sure["d6_numeral", "d10"] <= 4, told
-    assert sum(sure.values()) <= 12, told
+    assert sum(sure.values()) <= 5, told
