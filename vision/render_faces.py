@@ -345,8 +345,11 @@ def linear(edge: float, angle: float, squash: tuple[float, float]) -> np.ndarray
 
 
 def outline_of(die: str, d10: D10 = DRAWN) -> np.ndarray:
-    """The whole die's outline seen from above, unit coordinates (a d10 as ``d10`` draws it)."""
-    return _rounded(d10.outline, D10_ROUNDING) if die == "d10" else SHAPES[die][1]
+    """The whole die's outline seen from above, unit coordinates (a d10 as ``d10`` draws it;
+    throws' own, DRAWN, rounded once in SHAPES)."""
+    if die != "d10" or d10 is DRAWN:
+        return SHAPES[die][1]
+    return _rounded(d10.outline, D10_ROUNDING)
 
 
 def geometry(
