@@ -10,12 +10,12 @@ from collections import Counter
 import numpy as np
 import pytest
 
+from vision import untaught_shapes as untaught
 from vision.advice import OTHER_SHAPE
 from vision.reader import DiceReader
 from vision.readings import iou
 from vision.render import PALETTE, ThrowSpec, render_throw
 from vision.teach_synthetic import taught_from_renders
-from vision import untaught_shapes as untaught
 from vision.untaught_shapes import KEPT, STAND_IN, table, untaught_shapes
 
 
