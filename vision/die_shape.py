@@ -13,7 +13,7 @@ reader asks for it instead of reading it (docs/vision.md, teach mode, item 6).
 The tolerances tell a triangle from the rest; a d10 from a d20 or a square d6
 they do not (measured on real dice: docs/vision.md, Known gaps).  Where the owner
 has taught sets of other types too, the body is also compared with theirs, and
-with the renderer's d5s, d6s and d20s for the types not taught
+with the renderer's d5s, d6s, d10s and d20s for the types not taught
 (vision/untaught_shapes.py): one well outside the expected set's range and close
 to another type's is that type's die (:func:`nearer_elsewhere`).
 """
