@@ -15,12 +15,13 @@ kite; a squat one is wide across it, the neighbour faces either side of the
 kite nearly flat and in view.  Zigzag 0.08 (apexes 0.76 of the ring's radius
 high) gives the outline the elongation of burks' real d10 (2nd harmonic 0.064,
 theirs 0.055–0.071: vision/die_shape.py), and its 4th harmonic follows unfitted
-(0.023, theirs 0.016–0.029).  By the outline test burks' d10s lie 0.01–0.15 from
+(0.023, theirs 0.016–0.029).  By the outline test burks' d10s lie 0.08–0.17 from
 it, 0.29–0.38 from ``DRAWN``: its outline stands in for a d10 no set is taught
-for (vision/untaught_shapes.py).  Throws do not draw it yet: its numeral, placed
-as on burks' photos, lies 0.16 die sizes off the body's middle as the teach
-mode measures it, theirs 0.06 (DRAWN's 0.05), and the rules above would need
-measuring again (docs/vision.md, "The renderer's d10").
+for (vision/untaught_shapes.py).  Its numeral sits at the die's middle, as
+burks' do (0.03 die sizes off the body's middle along the kite as teach mode
+measures it; the solid's 0.04–0.05).  Throws do not draw it yet: teach mode's
+rules on rendered d10s would need measuring again (docs/vision.md, "The
+renderer's d10").
 """
 
 from __future__ import annotations
@@ -116,9 +117,8 @@ def d10(zigzag: float = RING_ZIGZAG) -> D10:
         lit = max(float(facing @ light) / top_light, 0.0)
         sides.append((unit(flat[face]), SHADES[0] + (SHADES[1] - SHADES[0]) * min(lit, 1.0)))
     kite = unit(flat[faces[0]])
-    apex, far = kite[0], kite[2]
     width = float(kite[:, 0].max() - kite[:, 0].min())
-    # the numeral sits on the kite's axis halfway from its apex to its far corner, two fifths
-    # of its width high: as burks' real d10 has it (0.52 of the way, 0.32 of the die's length)
-    at = apex + 0.5 * (far - apex)
-    return D10(kite, unit(hull), tuple(sides), (float(at[0]), float(at[1])), 0.4 * width)
+    # the numeral sits at the die's middle (its centre of symmetry), two fifths of the kite's
+    # width high: burks' real d10's lie 0.03 die sizes off the body's middle along the kite
+    # and 0.04 across it (teach mode's measure), and are 0.32 of the die's length high
+    return D10(kite, unit(hull), tuple(sides), (0.5, 0.5), 0.4 * width)

@@ -33,6 +33,7 @@ def test_the_d10_lies_wider_across_its_kite_than_along_it_and_fits_the_texture()
     kite_length = solid.top[2, 1] - solid.top[0, 1]  # the kite's apex to its far corner
     assert kite_length > 0.7 * length  # the top face is most of the die
     assert len(solid.sides) == 4  # the kite's four neighbours are in view, none beneath
+    assert solid.numeral_at == (0.5, 0.5)  # at the die's middle, as burks' d10 has it
     assert all(0.62 <= light <= 0.9 for _, light in solid.sides)
 
 
