@@ -81,15 +81,20 @@ def _solid(zigzag: float) -> tuple[np.ndarray, list[list[int]]]:
     return points, upper + lower
 
 
+def _outward(kite: np.ndarray) -> np.ndarray:
+    """The unit normal of a face (its corners going round) pointing out of the solid, whose
+    centre is the origin."""
+    normal = np.cross(kite[1] - kite[0], kite[3] - kite[0])
+    normal /= np.linalg.norm(normal)
+    return -normal if normal @ kite.mean(axis=0) < 0 else normal
+
+
 @functools.cache
 def d10(zigzag: float = RING_ZIGZAG) -> D10:
     """The d10 worked out from the solid whose ring zigzags by ``zigzag`` (see above)."""
     points, faces = _solid(zigzag)
     top = points[faces[0]]
-    up = np.cross(top[1] - top[0], top[3] - top[0])
-    up /= np.linalg.norm(up)
-    if up @ top.mean(axis=0) < 0:
-        up = -up
+    up = _outward(top)
     along = top[2] - top[0]  # the kite's long axis, apex to far corner
     along -= (along @ up) * up
     along /= np.linalg.norm(along)
@@ -106,11 +111,7 @@ def d10(zigzag: float = RING_ZIGZAG) -> D10:
     top_light = float(np.array([0.0, 0.0, 1.0]) @ light)
     sides = []
     for face in faces[1:]:
-        corners = points[face]
-        normal = np.cross(corners[1] - corners[0], corners[3] - corners[0])
-        normal /= np.linalg.norm(normal)
-        if normal @ corners.mean(axis=0) < 0:
-            normal = -normal
+        normal = _outward(points[face])
         facing = np.array([normal @ across, normal @ along, normal @ up])
         if facing[2] <= 1e-9:  # under the die, or edge on: not seen
             continue

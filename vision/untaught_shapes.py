@@ -7,7 +7,7 @@ that type too, its outlines tell the die apart (vision/die_shape.py,
 of the renderer's d5s, square d6s, d10s and d20s, measured as a taught face's
 is (the body found in the crop a set keeps, vision/teach.py ``face_shape``).
 burks' real dice, as their photos teach them, lie from the rendered outlines'
-range of their own type: d20s 0.02–0.12, numeral d6s 0.06–0.13, d10s 0.01–0.15
+range of their own type: d20s 0.02–0.12, numeral d6s 0.06–0.13, d10s 0.08–0.17
 (the renderer's d10 worked out from the solid since session 48,
 vision/render_d10.py; the one drawn by eye before lay 0.29–0.38 and stood in for
 nothing), and 0.38 or more from every other type's (docs/vision.md, "Dice of
